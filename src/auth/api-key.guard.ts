@@ -1,0 +1,44 @@
+import { ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import { Request, Response } from 'express';
+import { IS_PUBLIC } from './public.decorator';
+
+// CONTRACT §4: the scheme word is case-insensitive and exactly one space precedes the key.
+const BEARER_CREDENTIALS = /^bearer .+/is;
+
+/** The global guard: every route needs a valid API key unless marked @Public(). */
+@Injectable()
+export class ApiKeyGuard extends AuthGuard('bearer') {
+  constructor(private readonly reflector: Reflector) {
+    super();
+  }
+
+  override canActivate(context: ExecutionContext) {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    return super.canActivate(context);
+  }
+
+  // passport-http-bearer also reads `access_token` from the query string and the body; the
+  // contract accepts the header only, so the strategy is shown nothing else.
+  override getRequest(context: ExecutionContext) {
+    const { authorization } = context.switchToHttp().getRequest<Request>().headers;
+    return { headers: { authorization } };
+  }
+
+  override handleRequest<TUser>(error: unknown, caller: TUser | false, _info: unknown, context: ExecutionContext): TUser {
+    if (error) throw error;
+    if (caller) return caller;
+    const request = context.switchToHttp().getRequest<Request>();
+    const keyWasSent = BEARER_CREDENTIALS.test(request.headers.authorization ?? '');
+    context
+      .switchToHttp()
+      .getResponse<Response>()
+      .setHeader(
+        'WWW-Authenticate',
+        keyWasSent ? 'Bearer realm="api", error="invalid_token"' : 'Bearer realm="api"',
+      );
+    throw new UnauthorizedException('A valid API key is required: Authorization: Bearer <key>');
+  }
+}

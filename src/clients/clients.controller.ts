@@ -1,0 +1,41 @@
+import { All, Controller, Get, MethodNotAllowedException, Param, Query } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiErrorResponses } from '../common/api-error-responses.decorator';
+import { NoQueryParams } from '../common/no-query-params';
+import { ClientsService } from './clients.service';
+import { ClientResponse } from './dto/client.response';
+import { ClientsPageResponse } from './dto/clients-page.response';
+import { ListClientsQuery } from './dto/list-clients.query';
+
+@ApiTags('clients')
+@Controller('api/data/clients')
+export class ClientsController {
+  constructor(private readonly clientsService: ClientsService) {}
+
+  @Get()
+  @ApiOperation({
+    operationId: 'listClients',
+    summary: 'List clients, filtered and paged, by createdAt then id',
+  })
+  @ApiOkResponse({ type: ClientsPageResponse })
+  @ApiErrorResponses(400)
+  list(@Query() query: ListClientsQuery): Promise<ClientsPageResponse> {
+    return this.clientsService.list(query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ operationId: 'getClient', summary: 'Get one client by id, soft-deleted or not' })
+  @ApiParam({ name: 'id', description: 'The client id (opaque string)' })
+  @ApiOkResponse({ type: ClientResponse })
+  @ApiErrorResponses(400, 404)
+  get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<ClientResponse> {
+    return this.clientsService.findOne(id);
+  }
+
+  // Registered after the GET routes, so it only sees the other methods (CONTRACT §3: 405).
+  @All(['', ':id'])
+  @ApiExcludeEndpoint()
+  rejectOtherMethods(): never {
+    throw new MethodNotAllowedException('This resource is read-only; use GET or HEAD');
+  }
+}

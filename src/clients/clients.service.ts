@@ -1,0 +1,48 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository, SelectQueryBuilder } from 'typeorm';
+import { isStorableText } from '../database/storable-text';
+import { Client } from './client.entity';
+import { ClientResponse } from './dto/client.response';
+import { ClientsPageResponse } from './dto/clients-page.response';
+import { ListClientsQuery } from './dto/list-clients.query';
+
+@Injectable()
+export class ClientsService {
+  constructor(@InjectRepository(Client) private readonly clients: Repository<Client>) {}
+
+  async list(query: ListClientsQuery): Promise<ClientsPageResponse> {
+    const { page, limit } = query;
+    // A NUL cannot be stored in text, so such a link id matches nothing (CONTRACT §2).
+    const [rows, total] =
+      query.linkId !== undefined && !isStorableText(query.linkId)
+        ? [[], 0]
+        : await Promise.all([
+            this.filtered(query)
+              .orderBy('client.createdAt', 'ASC')
+              .addOrderBy('client.id COLLATE "C"', 'ASC')
+              .offset((page - 1) * limit)
+              .limit(limit)
+              .getMany(),
+            this.filtered(query).getCount(),
+          ]);
+    return {
+      data: rows.map(ClientResponse.from),
+      meta: { page, limit, total, totalPages: Math.ceil(total / limit) },
+    };
+  }
+
+  async findOne(id: string): Promise<ClientResponse> {
+    const client = isStorableText(id) ? await this.clients.findOneBy({ id }) : null;
+    if (!client) throw new NotFoundException('No client has this id');
+    return ClientResponse.from(client);
+  }
+
+  private filtered({ linkId, isDeleted, status }: ListClientsQuery): SelectQueryBuilder<Client> {
+    const builder = this.clients.createQueryBuilder('client');
+    if (linkId !== undefined) builder.andWhere('client.linkId = :linkId', { linkId });
+    if (isDeleted !== undefined) builder.andWhere('client.isDeleted = :isDeleted', { isDeleted });
+    if (status !== undefined) builder.andWhere('client.status = :status', { status });
+    return builder;
+  }
+}

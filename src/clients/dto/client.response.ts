@@ -1,0 +1,36 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Client } from '../client.entity';
+
+export class ClientResponse {
+  @ApiProperty({ description: 'Opaque identifier', example: 'client-00001' })
+  id!: string;
+
+  @ApiProperty({ example: 'link-001' })
+  linkId!: string;
+
+  @ApiProperty({ description: 'Soft-delete flag', example: false })
+  isDeleted!: boolean;
+
+  @ApiProperty({
+    description: '`new` and `connected` can be filtered on; other stored values are returned as is',
+    example: 'connected',
+  })
+  status!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-01-02T03:04:05.000Z' })
+  createdAt!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-01-02T03:04:05.000Z' })
+  updatedAt!: string;
+
+  static from(client: Client): ClientResponse {
+    return {
+      id: client.id,
+      linkId: client.linkId,
+      isDeleted: client.isDeleted,
+      status: client.status,
+      createdAt: client.createdAt.toISOString(),
+      updatedAt: client.updatedAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,58 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, TransformFnParams } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+
+export const FILTERABLE_STATUSES = ['new', 'connected'] as const;
+export const MAX_PAGE = 2147483647;
+export const MAX_LIMIT = 1000;
+
+// CONTRACT §2: decimal digits only. Number() alone would accept '1e2', '0x10', ' 2' and '+2'.
+const digitsToNumber = ({ value }: TransformFnParams): unknown =>
+  typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
+
+// Only the exact strings map to booleans; anything else stays a string and fails @IsBoolean.
+// (Implicit conversion would turn 'false' into true.)
+const exactBoolean = ({ value }: TransformFnParams): unknown =>
+  value === 'true' ? true : value === 'false' ? false : value;
+
+const pageRule = { message: `must be an integer from 1 to ${MAX_PAGE}` };
+const limitRule = { message: `must be an integer from 1 to ${MAX_LIMIT}` };
+const linkIdRule = { message: 'must be a non-empty string of at most 255 characters' };
+
+/** CONTRACT §2 "List Clients query parameters", in executable form. */
+export class ListClientsQuery {
+  @ApiPropertyOptional({ description: '1-based page number', minimum: 1, maximum: MAX_PAGE, default: 1 })
+  @Transform(digitsToNumber)
+  @IsInt(pageRule)
+  @Min(1, pageRule)
+  @Max(MAX_PAGE, pageRule)
+  page = 1;
+
+  @ApiPropertyOptional({ description: 'Items per page', minimum: 1, maximum: MAX_LIMIT, default: 100 })
+  @Transform(digitsToNumber)
+  @IsInt(limitRule)
+  @Min(1, limitRule)
+  @Max(MAX_LIMIT, limitRule)
+  limit = 100;
+
+  @ApiPropertyOptional({
+    description: 'Exact match on the link id; an unknown link gives an empty list',
+    minLength: 1,
+    maxLength: 255,
+  })
+  @IsOptional()
+  @IsString(linkIdRule)
+  @Length(1, 255, linkIdRule)
+  linkId?: string;
+
+  @ApiPropertyOptional({ description: 'Exact match on the soft-delete flag', type: Boolean })
+  @IsOptional()
+  @Transform(exactBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  isDeleted?: boolean;
+
+  @ApiPropertyOptional({ description: 'Exact match on the status', enum: FILTERABLE_STATUSES })
+  @IsOptional()
+  @IsIn(FILTERABLE_STATUSES, { message: `must be one of: ${FILTERABLE_STATUSES.join(', ')}` })
+  status?: (typeof FILTERABLE_STATUSES)[number];
+}

@@ -1,0 +1,82 @@
+import { STATUS_CODES } from 'node:http';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
+import { Request, Response } from 'express';
+import { isDatabaseUnavailable } from '../database/database-unavailable';
+import { requestIdOf } from './request-id.middleware';
+import { ProblemDetailsDto } from './problem-details.dto';
+import { ParameterError } from './strict-query.pipe';
+
+export const RETRY_AFTER_SECONDS_ON_OUTAGE = 5;
+
+interface Problem {
+  status: number;
+  detail: string;
+  errors?: ParameterError[];
+}
+
+/** The only writer of error bodies: RFC 9457 problem details for every error (CONTRACT §3). */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger(ProblemDetailsFilter.name);
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const req = host.switchToHttp().getRequest<Request>();
+    const res = host.switchToHttp().getResponse<Response>();
+    const requestId = requestIdOf(res);
+    const problem = toProblem(exception);
+    if (problem.status >= 500) {
+      const trace = exception instanceof Error ? exception.stack : String(exception);
+      this.logger.error(`${req.method} ${req.path} failed (requestId ${requestId})`, trace);
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (problem.status === HttpStatus.SERVICE_UNAVAILABLE) {
+      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_ON_OUTAGE));
+    }
+    if (problem.status === HttpStatus.METHOD_NOT_ALLOWED) res.setHeader('Allow', 'GET, HEAD');
+    const body: ProblemDetailsDto = {
+      type: 'about:blank',
+      title: STATUS_CODES[problem.status] ?? 'Error',
+      status: problem.status,
+      detail: problem.detail,
+      instance: req.originalUrl.split('?')[0],
+      requestId,
+      ...(problem.errors && { errors: problem.errors }),
+    };
+    res.status(problem.status).type('application/problem+json').json(body);
+  }
+}
+
+function toProblem(exception: unknown): Problem {
+  if (exception instanceof HttpException) return fromHttpException(exception);
+  if (isDatabaseUnavailable(exception)) {
+    return { status: 503, detail: 'The database is unavailable; retry later' };
+  }
+  // Errors raised by Express itself (e.g. a path segment that is not valid percent-encoding)
+  // carry a 4xx status; their messages are internal, so only the status is kept.
+  const status = (exception as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return { status, detail: 'The request is malformed' };
+  }
+  return { status: 500, detail: 'An unexpected error occurred; it has been logged' };
+}
+
+function fromHttpException(exception: HttpException): Problem {
+  const status = exception.getStatus();
+  // Nest's own "no route" 404 repeats the URL, query string included; keep secrets out of it.
+  if (exception instanceof NotFoundException && exception.message.startsWith('Cannot ')) {
+    return { status, detail: 'No resource exists at this path' };
+  }
+  const response = exception.getResponse() as { errors?: ParameterError[] };
+  return { status, detail: exception.message, errors: response.errors };
+}

@@ -1,0 +1,43 @@
+import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { getMetadataStorage, validateSync } from 'class-validator';
+
+export interface ParameterError {
+  name: string;
+  reason: string;
+}
+
+/**
+ * Validates every `@Query()` DTO against the raw query (CONTRACT §2): unknown names, repeated
+ * names and invalid values are each reported, all at once. Names are checked against the DTO
+ * before class-transformer sees them, so `__proto__` or `constructor` cannot slip through.
+ */
+@Injectable()
+export class StrictQueryPipe implements PipeTransform {
+  transform(query: Record<string, unknown>, { type, metatype }: ArgumentMetadata): unknown {
+    if (type !== 'query' || !metatype) return query;
+    const known = declaredNames(metatype);
+    const errors: ParameterError[] = [];
+    const accepted: Record<string, unknown> = Object.create(null);
+    for (const [name, value] of Object.entries(query)) {
+      if (!known.has(name)) errors.push({ name, reason: 'is not a known parameter' });
+      else if (Array.isArray(value)) errors.push({ name, reason: 'must be given only once' });
+      else accepted[name] = value;
+    }
+    const dto = plainToInstance(metatype, accepted) as object;
+    for (const error of validateSync(dto, { forbidUnknownValues: false })) {
+      errors.push({ name: error.property, reason: Object.values(error.constraints ?? {})[0] });
+    }
+    if (errors.length > 0) {
+      const order = Object.keys(query);
+      errors.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+      throw new BadRequestException({ message: 'Invalid query parameters', errors });
+    }
+    return dto;
+  }
+}
+
+function declaredNames(dto: new () => unknown): Set<string> {
+  const rules = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+  return new Set(rules.map((rule) => rule.propertyName));
+}

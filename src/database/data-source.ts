@@ -1,0 +1,30 @@
+import { DataSourceOptions } from 'typeorm';
+import { Client } from '../clients/client.entity';
+import { Link } from '../links/link.entity';
+import { CreateLinksAndClients1767225600000 } from './migrations/1767225600000-CreateLinksAndClients';
+
+export interface DatabaseSettings {
+  url: string;
+  timeoutMs: number;
+}
+
+/** One definition of the connection, shared by the app and the migration CLI. */
+export function dataSourceOptions({ url, timeoutMs }: DatabaseSettings): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: [Link, Client],
+    migrations: [CreateLinksAndClients1767225600000],
+    synchronize: false,
+    migrationsRun: false,
+    // CONTRACT §5: DATABASE_TIMEOUT_MS bounds both the wait for a pooled connection and the
+    // statement; the server-side statement_timeout cancels the query, not only our wait.
+    connectTimeoutMS: timeoutMs,
+    extra: {
+      connectionTimeoutMillis: timeoutMs,
+      statement_timeout: timeoutMs,
+      query_timeout: timeoutMs + 1000,
+      application_name: 'links-clients-api',
+    },
+  };
+}

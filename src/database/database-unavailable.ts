@@ -1,0 +1,28 @@
+// SQLSTATE classes meaning "the database cannot serve us right now" rather than "the query is
+// wrong": 08 connection exception, 53 insufficient resources, 57 operator intervention (which
+// includes 57014, a query cancelled by statement_timeout).
+const UNAVAILABLE_SQLSTATE = /^(08|53|57)/;
+const UNAVAILABLE_NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+// node-postgres reports pool and socket timeouts with plain Errors and these messages.
+const UNAVAILABLE_MESSAGE =
+  /timeout exceeded when trying to connect|Connection terminated|Query read timeout|Client has encountered a connection error/i;
+
+/** True when an error (or anything it wraps) says the database is down, overloaded or too slow. */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 3) return false;
+  const { code, driverError } = error as Error & { code?: unknown; driverError?: unknown };
+  if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NETWORK_CODES.has(code))) {
+    return true;
+  }
+  if (UNAVAILABLE_MESSAGE.test(error.message)) return true;
+  return isDatabaseUnavailable(driverError, depth + 1) || isDatabaseUnavailable(error.cause, depth + 1);
+}

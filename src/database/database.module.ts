@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Env } from '../config/env';
+import { dataSourceOptions } from './data-source';
+
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Env, true>) => ({
+        ...dataSourceOptions({
+          url: config.get('DATABASE_URL'),
+          timeoutMs: config.get('DATABASE_TIMEOUT_MS'),
+        }),
+        retryAttempts: 5,
+        retryDelay: 1000,
+      }),
+    }),
+  ],
+})
+export class DatabaseModule {}

@@ -1,0 +1,38 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+// The schema is CONTRACT §1, word for word; other systems write these tables.
+export class CreateLinksAndClients1767225600000 implements MigrationInterface {
+  name = 'CreateLinksAndClients1767225600000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE TABLE links (
+        id text PRIMARY KEY,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await queryRunner.query(`
+      CREATE TABLE clients (
+        id text PRIMARY KEY,
+        link_id text NOT NULL REFERENCES links (id),
+        is_deleted boolean NOT NULL DEFAULT false,
+        status text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    // Every list is ordered by (created_at, id); the link filter keeps that order within a link.
+    await queryRunner.query(`CREATE INDEX links_created_at_id_idx ON links (created_at, id)`);
+    await queryRunner.query(`CREATE INDEX clients_created_at_id_idx ON clients (created_at, id)`);
+    await queryRunner.query(
+      `CREATE INDEX clients_link_id_created_at_id_idx ON clients (link_id, created_at, id)`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX clients_status_created_at_id_idx ON clients (status, created_at, id)`,
+    );
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TABLE clients`);
+    await queryRunner.query(`DROP TABLE links`);
+  }
+}

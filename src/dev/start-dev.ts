@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { DataSource } from 'typeorm';
+import { validateDatabaseEnv } from '../config/env';
+import { dataSourceOptions } from '../database/data-source';
+import { EmbeddedDatabase, startEmbeddedDatabase } from './embedded-database';
+import { seedDemoData } from './seed-demo-data';
+
+const DATA_DIR = '.data';
+
+/**
+ * `npm start`: zero-configuration development run (CONTRACT §6). Without DATABASE_URL it runs
+ * an embedded PostgreSQL under .data/; either way it migrates, seeds the demo set once and
+ * serves the API with a demo key.
+ */
+async function startDevelopment(): Promise<void> {
+  mkdirSync(DATA_DIR, { recursive: true });
+  let embedded: EmbeddedDatabase | undefined;
+  if (!process.env.DATABASE_URL) {
+    console.log('DATABASE_URL is not set: starting an embedded PostgreSQL in .data/postgres …');
+    embedded = await startEmbeddedDatabase(`${DATA_DIR}/postgres`);
+    process.env.DATABASE_URL = embedded.url;
+  }
+  process.env.API_KEYS ||= demoApiKey();
+  await prepareDatabase();
+  // Imported only now: the app module validates the environment as soon as it loads.
+  const { startApi } = await import('../main.js');
+  const { url } = await startApi();
+  const key = process.env.API_KEYS.split(',')[0].trim();
+  console.log(`
+Links and Clients API (development) listening on ${url}
+  API docs:  ${url}/docs
+  Demo key:  ${key}
+  Try:       curl -H 'Authorization: Bearer ${key}' '${url}/api/data/clients?limit=2&status=connected'
+Press Ctrl-C to stop${embedded ? ' (the embedded PostgreSQL stops with it)' : ''}.`);
+}
+
+async function prepareDatabase(): Promise<void> {
+  const env = validateDatabaseEnv(process.env);
+  const dataSource = new DataSource(
+    dataSourceOptions({ url: env.DATABASE_URL, timeoutMs: env.DATABASE_TIMEOUT_MS }),
+  );
+  await dataSource.initialize();
+  try {
+    await dataSource.runMigrations({ transaction: 'each' });
+    if (await seedDemoData(dataSource)) console.log('Seeded the demo data set.');
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+// A random key per checkout, kept with the development data so it survives restarts.
+function demoApiKey(): string {
+  const file = `${DATA_DIR}/demo-api-key`;
+  if (!existsSync(file)) writeFileSync(file, `demo_${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+startDevelopment().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,37 @@
+import { All, Controller, Get, MethodNotAllowedException, Param, Query } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiErrorResponses } from '../common/api-error-responses.decorator';
+import { NoQueryParams } from '../common/no-query-params';
+import { LinkResponse } from './dto/link.response';
+import { LinksListResponse } from './dto/links-list.response';
+import { LinksService } from './links.service';
+
+@ApiTags('links')
+@Controller('api/data/links')
+export class LinksController {
+  constructor(private readonly linksService: LinksService) {}
+
+  @Get()
+  @ApiOperation({ operationId: 'listLinks', summary: 'List every link, by createdAt then id' })
+  @ApiOkResponse({ type: LinksListResponse })
+  @ApiErrorResponses(400)
+  list(@Query() _query: NoQueryParams): Promise<LinksListResponse> {
+    return this.linksService.list();
+  }
+
+  @Get(':id')
+  @ApiOperation({ operationId: 'getLink', summary: 'Get one link by id' })
+  @ApiParam({ name: 'id', description: 'The link id (opaque string)' })
+  @ApiOkResponse({ type: LinkResponse })
+  @ApiErrorResponses(400, 404)
+  get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<LinkResponse> {
+    return this.linksService.findOne(id);
+  }
+
+  // Registered after the GET routes, so it only sees the other methods (CONTRACT §3: 405).
+  @All(['', ':id'])
+  @ApiExcludeEndpoint()
+  rejectOtherMethods(): never {
+    throw new MethodNotAllowedException('This resource is read-only; use GET or HEAD');
+  }
+}
