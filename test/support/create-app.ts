@@ -1,0 +1,44 @@
+import { Test, TestingModuleBuilder } from '@nestjs/testing';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DataSource } from 'typeorm';
+import { APP_OPTIONS, configureApp } from '../../src/app.setup';
+import { createSuiteDatabase, dropSuiteDatabase } from './database';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  /** A DataSource of the test's own, for fixtures. */
+  dataSource: DataSource;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+}
+
+/**
+ * Boots the real AppModule, wired exactly as main.ts wires it, on this suite's own migrated
+ * database. `env` is applied before the app module loads (it validates the environment then).
+ */
+export async function createTestApp({ env = {}, override = (b) => b }: TestAppOptions = {}): Promise<TestApp> {
+  Object.assign(process.env, env);
+  const dataSource = await createSuiteDatabase();
+  const { AppModule } = await import('../../src/app.module');
+  const moduleRef = await override(Test.createTestingModule({ imports: [AppModule] })).compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({
+    ...APP_OPTIONS,
+    logger: ['error', 'warn'],
+  });
+  configureApp(app);
+  await app.init();
+  return {
+    app,
+    dataSource,
+    close: async () => {
+      await app.close();
+      await dropSuiteDatabase(dataSource);
+    },
+  };
+}
+
+export const AUTH = { Authorization: 'Bearer test-key-primary' };

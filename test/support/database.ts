@@ -1,0 +1,33 @@
+import { Client as PgClient } from 'pg';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../../src/database/data-source';
+
+function databaseName(): string {
+  return new URL(process.env.DATABASE_URL as string).pathname.slice(1);
+}
+
+async function onServer(sql: string): Promise<void> {
+  const client = new PgClient({ connectionString: process.env.TEST_SERVER_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates this suite's database and applies the real migrations; returns a DataSource to it. */
+export async function createSuiteDatabase(): Promise<DataSource> {
+  await onServer(`CREATE DATABASE "${databaseName()}"`);
+  const dataSource = new DataSource(
+    dataSourceOptions({ url: process.env.DATABASE_URL as string, timeoutMs: 10000 }),
+  );
+  await dataSource.initialize();
+  await dataSource.runMigrations({ transaction: 'each' });
+  return dataSource;
+}
+
+export async function dropSuiteDatabase(dataSource: DataSource): Promise<void> {
+  await dataSource.destroy();
+  await onServer(`DROP DATABASE IF EXISTS "${databaseName()}" WITH (FORCE)`);
+}

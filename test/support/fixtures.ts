@@ -1,0 +1,48 @@
+import { DataSource } from 'typeorm';
+
+export interface LinkRow {
+  id: string;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export interface ClientRow {
+  id: string;
+  linkId: string;
+  status: string;
+  isDeleted?: boolean;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+// Inserted through SQL, as the systems feeding the real database do.
+export async function insertLinks(dataSource: DataSource, links: LinkRow[]): Promise<void> {
+  for (const link of links) {
+    await dataSource.query(
+      `INSERT INTO links (id, created_at, updated_at)
+       VALUES ($1, coalesce($2::timestamptz, now()), coalesce($3::timestamptz, now()))`,
+      [link.id, link.createdAt ?? null, link.updatedAt ?? null],
+    );
+  }
+}
+
+export async function insertClients(dataSource: DataSource, clients: ClientRow[]): Promise<void> {
+  for (const client of clients) {
+    await dataSource.query(
+      `INSERT INTO clients (id, link_id, status, is_deleted, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, coalesce($5::timestamptz, now()), coalesce($6::timestamptz, now()))`,
+      [
+        client.id,
+        client.linkId,
+        client.status,
+        client.isDeleted ?? false,
+        client.createdAt ?? null,
+        client.updatedAt ?? null,
+      ],
+    );
+  }
+}
+
+export async function clearTables(dataSource: DataSource): Promise<void> {
+  await dataSource.query('TRUNCATE clients, links');
+}

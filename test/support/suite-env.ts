@@ -1,0 +1,8 @@
+import { randomBytes } from 'node:crypto';
+
+// Runs before each test file, in that file's own copy of process.env: every suite gets a
+// database of its own on the server chosen by global-setup.ts (created by database.ts).
+const url = new URL(process.env.TEST_SERVER_URL as string);
+url.pathname = `/test_${randomBytes(6).toString('hex')}`;
+process.env.DATABASE_URL = url.toString();
+process.env.API_KEYS = 'test-key-primary,test-key-rotated';
