@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
@@ -10,16 +10,33 @@ import { DatabaseModule } from './database/database.module';
 import { LinksModule } from './links/links.module';
 
 @Module({
-  imports: [
-    ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, validate: validateEnv }),
-    DatabaseModule,
-    AuthModule,
-    LinksModule,
-    ClientsModule,
-  ],
   providers: [
     { provide: APP_FILTER, useClass: ProblemDetailsFilter },
     { provide: APP_PIPE, useClass: StrictQueryPipe },
   ],
 })
-export class AppModule {}
+export class AppModule {
+  /**
+   * ConfigModule.forRoot validates process.env when it is called, so it is called here, when
+   * the app is built, rather than when this file loads: a bad environment then fails the
+   * start with one message (CONTRACT §5), and the dev start can fill the environment first.
+   */
+  static async forRoot(): Promise<DynamicModule> {
+    // Awaited here so that a validation error rejects this call instead of going unhandled.
+    const config = await ConfigModule.forRoot({
+      isGlobal: true,
+      ignoreEnvFile: true,
+      validate: validateEnv,
+    });
+    return {
+      module: AppModule,
+      imports: [
+        config,
+        DatabaseModule,
+        AuthModule,
+        LinksModule,
+        ClientsModule,
+      ],
+    };
+  }
+}

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { validateDatabaseEnv } from '../config/env';
 import { dataSourceOptions } from '../database/data-source';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './embedded-database';
+import { startApi } from '../start-api';
 import { seedDemoData } from './seed-demo-data';
 
 const DATA_DIR = '.data';
@@ -23,8 +24,6 @@ async function startDevelopment(): Promise<void> {
   }
   process.env.API_KEYS ||= demoApiKey();
   await prepareDatabase();
-  // Imported only now: the app module validates the environment as soon as it loads.
-  const { startApi } = await import('../main.js');
   const { url } = await startApi();
   const key = process.env.API_KEYS.split(',')[0].trim();
   console.log(`

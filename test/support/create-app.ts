@@ -1,6 +1,7 @@
 import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
+import { AppModule } from '../../src/app.module';
 import { APP_OPTIONS, configureApp } from '../../src/app.setup';
 import { createSuiteDatabase, dropSuiteDatabase } from './database';
 
@@ -18,13 +19,14 @@ export interface TestAppOptions {
 
 /**
  * Boots the real AppModule, wired exactly as main.ts wires it, on this suite's own migrated
- * database. `env` is applied before the app module loads (it validates the environment then).
+ * database.
  */
 export async function createTestApp({ env = {}, override = (b) => b }: TestAppOptions = {}): Promise<TestApp> {
   Object.assign(process.env, env);
   const dataSource = await createSuiteDatabase();
-  const { AppModule } = await import('../../src/app.module');
-  const moduleRef = await override(Test.createTestingModule({ imports: [AppModule] })).compile();
+  const moduleRef = await override(
+    Test.createTestingModule({ imports: [await AppModule.forRoot()] }),
+  ).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({
     ...APP_OPTIONS,
     logger: ['error', 'warn'],
