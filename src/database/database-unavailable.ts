@@ -17,12 +17,13 @@ const UNAVAILABLE_MESSAGE =
   /timeout exceeded when trying to connect|Connection terminated|Query read timeout|Client has encountered a connection error/i;
 
 /** True when an error (or anything it wraps) says the database is down, overloaded or too slow. */
+// Duck-typed rather than `instanceof Error`: socket errors may come from another realm.
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
-  if (!(error instanceof Error) || depth > 3) return false;
-  const { code, driverError } = error as Error & { code?: unknown; driverError?: unknown };
+  if (typeof error !== 'object' || error === null || depth > 3) return false;
+  const { code, message, driverError, cause } = error as Record<string, unknown>;
   if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NETWORK_CODES.has(code))) {
     return true;
   }
-  if (UNAVAILABLE_MESSAGE.test(error.message)) return true;
-  return isDatabaseUnavailable(driverError, depth + 1) || isDatabaseUnavailable(error.cause, depth + 1);
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
+  return isDatabaseUnavailable(driverError, depth + 1) || isDatabaseUnavailable(cause, depth + 1);
 }

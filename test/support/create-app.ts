@@ -14,6 +14,8 @@ export interface TestApp {
 
 export interface TestAppOptions {
   env?: Record<string, string>;
+  /** Where the app (not the fixtures) reaches the suite's database, e.g. through a proxy. */
+  appDatabaseUrl?: string;
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
 }
 
@@ -21,9 +23,14 @@ export interface TestAppOptions {
  * Boots the real AppModule, wired exactly as main.ts wires it, on this suite's own migrated
  * database.
  */
-export async function createTestApp({ env = {}, override = (b) => b }: TestAppOptions = {}): Promise<TestApp> {
+export async function createTestApp({
+  env = {},
+  appDatabaseUrl,
+  override = (b) => b,
+}: TestAppOptions = {}): Promise<TestApp> {
   Object.assign(process.env, env);
   const dataSource = await createSuiteDatabase();
+  if (appDatabaseUrl) process.env.DATABASE_URL = appDatabaseUrl;
   const moduleRef = await override(
     Test.createTestingModule({ imports: [await AppModule.forRoot()] }),
   ).compile();

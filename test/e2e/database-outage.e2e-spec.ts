@@ -1,0 +1,87 @@
+import { Client as PgClient } from 'pg';
+import request from 'supertest';
+import { AUTH, createTestApp, TestApp } from '../support/create-app';
+import { TcpProxy } from '../support/tcp-proxy';
+
+const TIMEOUT_MS = 1000;
+
+// The app reaches its database through a TCP proxy the test can cut, as a network or database
+// outage would; the fixtures connect directly.
+describe('Database outage and stalls (CONTRACT §3, §5)', () => {
+  const directUrl = new URL(process.env.DATABASE_URL as string);
+  const proxy = new TcpProxy(directUrl.hostname, Number(directUrl.port || 5432));
+  let t: TestApp;
+  const get = (path: string) => request(t.app.getHttpServer()).get(path).set(AUTH);
+
+  beforeAll(async () => {
+    await proxy.up();
+    const viaProxy = new URL(directUrl);
+    viaProxy.port = String(proxy.port);
+    t = await createTestApp({
+      env: { DATABASE_TIMEOUT_MS: String(TIMEOUT_MS) },
+      appDatabaseUrl: viaProxy.toString(),
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await proxy.down();
+  });
+
+  const expect503 = (res: request.Response) => {
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toEqual({
+      type: 'about:blank',
+      title: 'Service Unavailable',
+      status: 503,
+      detail: 'The database is unavailable; retry later',
+      instance: expect.any(String),
+      requestId: res.headers['x-request-id'],
+    });
+  };
+
+  const timed = async (path: string) => {
+    const started = Date.now();
+    const res = await get(path);
+    return { res, elapsed: Date.now() - started };
+  };
+
+  it('turns a stalled query into a 503 within the timeout, then serves again', async () => {
+    const locker = new PgClient({ connectionString: directUrl.toString() });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE clients IN ACCESS EXCLUSIVE MODE');
+      const { res, elapsed } = await timed('/api/data/clients');
+      expect503(res);
+      expect(elapsed).toBeLessThan(TIMEOUT_MS * 3);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    await get('/api/data/clients').expect(200);
+  });
+
+  it('answers 503 while the database is unreachable, stays up, and recovers by itself', async () => {
+    await get('/api/data/links').expect(200);
+    await proxy.down();
+    for (const path of ['/api/data/links', '/api/data/clients', '/api/data/clients/x', '/api/data/links/x']) {
+      const { res, elapsed } = await timed(path);
+      expect503(res);
+      expect(elapsed).toBeLessThan(TIMEOUT_MS * 3);
+    }
+    // Routes that need no database keep working.
+    await request(t.app.getHttpServer()).get('/docs/openapi.json').expect(200);
+
+    await proxy.up();
+    const deadline = Date.now() + 10000;
+    let status = 0;
+    while (status !== 200 && Date.now() < deadline) {
+      status = (await get('/api/data/links')).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(200);
+  });
+});
