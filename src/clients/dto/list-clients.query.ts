@@ -21,14 +21,26 @@ const linkIdRule = { message: 'must be a non-empty string of at most 255 charact
 
 /** CONTRACT §2 "List Clients query parameters", in executable form. */
 export class ListClientsQuery {
-  @ApiPropertyOptional({ description: '1-based page number', minimum: 1, maximum: MAX_PAGE, default: 1 })
+  @ApiPropertyOptional({
+    description: '1-based page number (decimal digits only)',
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PAGE,
+    default: 1,
+  })
   @Transform(digitsToNumber)
   @IsInt(pageRule)
   @Min(1, pageRule)
   @Max(MAX_PAGE, pageRule)
   page = 1;
 
-  @ApiPropertyOptional({ description: 'Items per page', minimum: 1, maximum: MAX_LIMIT, default: 100 })
+  @ApiPropertyOptional({
+    description: 'Items per page (decimal digits only)',
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_LIMIT,
+    default: 100,
+  })
   @Transform(digitsToNumber)
   @IsInt(limitRule)
   @Min(1, limitRule)

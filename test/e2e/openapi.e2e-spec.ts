@@ -1,0 +1,93 @@
+import request from 'supertest';
+import { AUTH, createTestApp, TestApp } from '../support/create-app';
+import { insertClients, insertLinks } from '../support/fixtures';
+import { OpenApiChecker } from '../support/openapi';
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  let document: Record<string, any>;
+  let checker: OpenApiChecker;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await insertLinks(t.dataSource, [{ id: 'link-1' }]);
+    await insertClients(t.dataSource, [
+      { id: 'client-1', linkId: 'link-1', status: 'new' },
+      { id: 'client-2', linkId: 'link-1', status: 'weird-legacy-status', isDeleted: true },
+    ]);
+    document = (await request(t.app.getHttpServer()).get('/docs/openapi.json').expect(200)).body;
+    checker = new OpenApiChecker(document);
+  });
+  afterAll(() => t.close());
+
+  it('describes the four operations and nothing else', () => {
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item as object).map(([method, operation]) => `${method} ${path} ${operation.operationId}`),
+    );
+    expect(operations.sort()).toEqual([
+      'get /api/data/clients listClients',
+      'get /api/data/clients/{id} getClient',
+      'get /api/data/links listLinks',
+      'get /api/data/links/{id} getLink',
+    ]);
+  });
+
+  it('declares bearer authentication for every operation', () => {
+    expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.security).toEqual([{ bearer: [] }]);
+  });
+
+  it('lists the List Clients parameters with their rules', () => {
+    const parameters = document.paths['/api/data/clients'].get.parameters;
+    const byName = Object.fromEntries(parameters.map((p: { name: string }) => [p.name, p]));
+    expect(Object.keys(byName).sort()).toEqual(['isDeleted', 'limit', 'linkId', 'page', 'status']);
+    for (const parameter of parameters) expect(parameter).toMatchObject({ in: 'query', required: false });
+    expect(byName.page.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 2147483647, default: 1 });
+    expect(byName.limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000, default: 100 });
+    expect(byName.linkId.schema).toMatchObject({ type: 'string', minLength: 1, maxLength: 255 });
+    expect(byName.isDeleted.schema).toMatchObject({ type: 'boolean' });
+    expect(byName.status.schema).toMatchObject({ type: 'string', enum: ['new', 'connected'] });
+  });
+
+  it('documents the problem+json errors of each operation', () => {
+    const statuses = (path: string) =>
+      Object.entries(document.paths[path].get.responses)
+        .filter(([, response]) => (response as { content?: object }).content?.hasOwnProperty('application/problem+json'))
+        .map(([status]) => status);
+    expect(statuses('/api/data/links')).toEqual(['400', '401', '405', '500', '503']);
+    expect(statuses('/api/data/clients')).toEqual(['400', '401', '405', '500', '503']);
+    expect(statuses('/api/data/links/{id}')).toEqual(['400', '401', '404', '405', '500', '503']);
+    expect(statuses('/api/data/clients/{id}')).toEqual(['400', '401', '404', '405', '500', '503']);
+  });
+
+  const server = () => request(t.app.getHttpServer());
+  const responses: [string, string, () => request.Test, number][] = [
+    ['listLinks', '/api/data/links', () => server().get('/api/data/links').set(AUTH), 200],
+    ['listLinks', '/api/data/links', () => server().get('/api/data/links?x=1').set(AUTH), 400],
+    ['listLinks', '/api/data/links', () => server().get('/api/data/links'), 401],
+    ['getLink', '/api/data/links/{id}', () => server().get('/api/data/links/link-1').set(AUTH), 200],
+    ['getLink', '/api/data/links/{id}', () => server().get('/api/data/links/nope').set(AUTH), 404],
+    ['listClients', '/api/data/clients', () => server().get('/api/data/clients').set(AUTH), 200],
+    ['listClients', '/api/data/clients', () => server().get('/api/data/clients?page=9').set(AUTH), 200],
+    ['listClients', '/api/data/clients', () => server().get('/api/data/clients?limit=0&x=1').set(AUTH), 400],
+    ['listClients', '/api/data/clients', () => server().get('/api/data/clients').set('Authorization', 'Bearer x'), 401],
+    ['getClient', '/api/data/clients/{id}', () => server().get('/api/data/clients/client-2').set(AUTH), 200],
+    ['getClient', '/api/data/clients/{id}', () => server().get('/api/data/clients/nope').set(AUTH), 404],
+  ];
+
+  it.each(responses)('%s: a real %s response with status %s validates against the document', async (_op, path, send, status) => {
+    const res = await send().expect(status);
+    checker.expectValid(res, path);
+  });
+
+  it('a 405 validates against the document', async () => {
+    const res = await server().delete('/api/data/clients/client-1').set(AUTH).expect(405);
+    checker.expectValid(res, '/api/data/clients/{id}');
+  });
+
+  it('the checker itself rejects a body that breaks the schema', async () => {
+    const res = await server().get('/api/data/links/link-1').set(AUTH).expect(200);
+    res.body.createdAt = 42;
+    expect(() => checker.expectValid(res, '/api/data/links/{id}')).toThrow(/does not match/);
+  });
+});
