@@ -1,0 +1,67 @@
+import { NotFoundException } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { createSuiteDatabase, dropSuiteDatabase } from '../../test/support/database';
+import { insertClients, insertLinks } from '../../test/support/fixtures';
+import { Client } from './client.entity';
+import { ClientsService } from './clients.service';
+import { ListClientsQuery } from './dto/list-clients.query';
+
+const query = (fields: Partial<ListClientsQuery> = {}) => Object.assign(new ListClientsQuery(), fields);
+
+// Against the real database: the service is mostly SQL.
+describe('ClientsService', () => {
+  let dataSource: DataSource;
+  let service: ClientsService;
+
+  beforeAll(async () => {
+    dataSource = await createSuiteDatabase();
+    service = new ClientsService(dataSource.getRepository(Client));
+    await insertLinks(dataSource, [{ id: 'l1' }, { id: 'l2' }]);
+    await insertClients(dataSource, [
+      { id: 'c1', linkId: 'l1', status: 'new', createdAt: '2026-01-01T00:00:01Z', updatedAt: '2026-01-02T00:00:00Z' },
+      { id: 'c2', linkId: 'l1', status: 'connected', isDeleted: true, createdAt: '2026-01-01T00:00:02Z' },
+      { id: 'c3', linkId: 'l2', status: 'connected', createdAt: '2026-01-01T00:00:03Z' },
+    ]);
+  });
+  afterAll(() => dropSuiteDatabase(dataSource));
+
+  it('maps rows to the response shape', async () => {
+    await expect(service.findOne('c1')).resolves.toEqual({
+      id: 'c1',
+      linkId: 'l1',
+      isDeleted: false,
+      status: 'new',
+      createdAt: '2026-01-01T00:00:01.000Z',
+      updatedAt: '2026-01-02T00:00:00.000Z',
+    });
+  });
+
+  it('combines filters and counts exactly', async () => {
+    const page = await service.list(query({ linkId: 'l1', isDeleted: true, status: 'connected' }));
+    expect(page.data.map((c) => c.id)).toEqual(['c2']);
+    expect(page.meta).toEqual({ page: 1, limit: 100, total: 1, totalPages: 1 });
+  });
+
+  it('pages with offset and limit', async () => {
+    const page = await service.list(query({ page: 2, limit: 2 }));
+    expect(page.data.map((c) => c.id)).toEqual(['c3']);
+    expect(page.meta).toEqual({ page: 2, limit: 2, total: 3, totalPages: 2 });
+  });
+
+  it('answers a link id with NUL without querying', async () => {
+    const spy = jest.spyOn(dataSource.getRepository(Client), 'createQueryBuilder');
+    try {
+      await expect(service.list(query({ linkId: 'l1\u0000' }))).resolves.toEqual({
+        data: [],
+        meta: { page: 1, limit: 100, total: 0, totalPages: 0 },
+      });
+      expect(spy).not.toHaveBeenCalled();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it.each(['nope', 'c1\u0000', "c1' OR '1'='1"])('throws NotFoundException for %j', async (id) => {
+    await expect(service.findOne(id)).rejects.toBeInstanceOf(NotFoundException);
+  });
+});

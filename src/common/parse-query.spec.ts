@@ -1,0 +1,28 @@
+import { parseQuery } from './parse-query';
+
+describe('parseQuery', () => {
+  it('decodes as a form: + is a space, percent-escapes decoded', () => {
+    expect({ ...parseQuery('a=b+c&d=%2B%20%C3%A9') }).toEqual({ a: 'b c', d: '+ é' });
+  });
+
+  it('keeps repeated names as arrays, in order', () => {
+    expect({ ...parseQuery('s=1&t=2&s=3&s=4') }).toEqual({ s: ['1', '3', '4'], t: '2' });
+  });
+
+  it('keeps names verbatim: no brackets, no prototype tricks', () => {
+    const query = parseQuery('a[b]=1&__proto__=2&constructor=3&[c]=4');
+    expect(Object.keys(query)).toEqual(['a[b]', '__proto__', 'constructor', '[c]']);
+    expect(Object.getPrototypeOf(query)).toBeNull();
+    expect(query.__proto__).toBe('2');
+  });
+
+  it('never throws on malformed escapes', () => {
+    expect({ ...parseQuery('a=%ZZ&b=%&c=%E0%A4%A') }).toEqual({ a: '%ZZ', b: '%', c: '\uFFFD%A' });
+  });
+
+  it('reads a name without = as an empty value, and has no key limit', () => {
+    expect({ ...parseQuery('flag') }).toEqual({ flag: '' });
+    const many = Array.from({ length: 3000 }, (_, i) => `k${i}=1`).join('&');
+    expect(Object.keys(parseQuery(many))).toHaveLength(3000);
+  });
+});

@@ -1,0 +1,75 @@
+import { BadRequestException } from '@nestjs/common';
+import { ListClientsQuery } from '../clients/dto/list-clients.query';
+import { NoQueryParams } from './no-query-params';
+import { parseQuery } from './parse-query';
+import { StrictQueryPipe } from './strict-query.pipe';
+
+const pipe = new StrictQueryPipe();
+const run = (query: string, metatype: new () => object = ListClientsQuery) =>
+  pipe.transform(parseQuery(query), { type: 'query', metatype });
+
+const errorsOf = (query: string, metatype?: new () => object) => {
+  try {
+    run(query, metatype);
+  } catch (error) {
+    expect(error).toBeInstanceOf(BadRequestException);
+    return ((error as BadRequestException).getResponse() as { errors: unknown }).errors;
+  }
+  throw new Error('expected a 400');
+};
+
+describe('StrictQueryPipe with ListClientsQuery', () => {
+  it('fills the defaults', () => {
+    const dto = run('');
+    expect(dto).toBeInstanceOf(ListClientsQuery);
+    expect({ ...(dto as object) }).toEqual({ page: 1, limit: 100 });
+  });
+
+  it('converts each valid value exactly', () => {
+    expect({ ...(run('page=007&limit=1000&linkId=a+b&isDeleted=false&status=connected') as object) }).toEqual({
+      page: 7,
+      limit: 1000,
+      linkId: 'a b',
+      isDeleted: false,
+      status: 'connected',
+    });
+    expect((run('isDeleted=true') as ListClientsQuery).isDeleted).toBe(true);
+  });
+
+  it('never turns "false" into true', () => {
+    expect((run('isDeleted=false') as ListClientsQuery).isDeleted).toBe(false);
+  });
+
+  it('reports every problem, in query order', () => {
+    expect(errorsOf('status=x&page=0&nope=1&limit=1&limit=2')).toEqual([
+      { name: 'status', reason: 'must be one of: new, connected' },
+      { name: 'page', reason: 'must be an integer from 1 to 2147483647' },
+      { name: 'nope', reason: 'is not a known parameter' },
+      { name: 'limit', reason: 'must be given only once' },
+    ]);
+  });
+
+  it('does not let __proto__ change the result', () => {
+    expect(errorsOf('__proto__[page]=5&__proto__=x')).toEqual([
+      { name: '__proto__[page]', reason: 'is not a known parameter' },
+      { name: '__proto__', reason: 'is not a known parameter' },
+    ]);
+  });
+
+  it('leaves non-query arguments alone', () => {
+    expect(pipe.transform('an id', { type: 'param', metatype: String })).toBe('an id');
+  });
+});
+
+describe('StrictQueryPipe with NoQueryParams', () => {
+  it('accepts an empty query', () => {
+    expect(run('', NoQueryParams)).toBeInstanceOf(NoQueryParams);
+  });
+
+  it('rejects any parameter', () => {
+    expect(errorsOf('page=1&x', NoQueryParams)).toEqual([
+      { name: 'page', reason: 'is not a known parameter' },
+      { name: 'x', reason: 'is not a known parameter' },
+    ]);
+  });
+});

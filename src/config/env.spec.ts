@@ -1,0 +1,86 @@
+import { validateDatabaseEnv, validateEnv } from './env';
+
+const VALID = { DATABASE_URL: 'postgres://u@localhost:5432/db', API_KEYS: 'k1' };
+
+describe('validateEnv', () => {
+  it('applies the defaults of CONTRACT §5', () => {
+    expect({ ...validateEnv(VALID) }).toEqual({
+      DATABASE_URL: VALID.DATABASE_URL,
+      API_KEYS: ['k1'],
+      PORT: 3000,
+      COUNT_CACHE_TTL_MS: 2000,
+      DATABASE_TIMEOUT_MS: 5000,
+    });
+  });
+
+  it('reads every variable and ignores unrelated ones', () => {
+    const env = validateEnv({
+      ...VALID,
+      PORT: '8080',
+      COUNT_CACHE_TTL_MS: '0',
+      DATABASE_TIMEOUT_MS: '250',
+      HOME: '/root',
+    });
+    expect({ ...env }).toEqual({
+      DATABASE_URL: VALID.DATABASE_URL,
+      API_KEYS: ['k1'],
+      PORT: 8080,
+      COUNT_CACHE_TTL_MS: 0,
+      DATABASE_TIMEOUT_MS: 250,
+    });
+  });
+
+  it('splits API_KEYS on commas, trimming and dropping blanks', () => {
+    expect(validateEnv({ ...VALID, API_KEYS: ' a, b ,,c ' }).API_KEYS).toEqual(['a', 'b', 'c']);
+  });
+
+  it('accepts postgresql:// URLs', () => {
+    expect(validateEnv({ ...VALID, DATABASE_URL: 'postgresql://x/y' }).DATABASE_URL).toBe('postgresql://x/y');
+  });
+
+  it('treats an empty value as unset', () => {
+    expect(validateEnv({ ...VALID, PORT: '' }).PORT).toBe(3000);
+    expect(() => validateEnv({ ...VALID, DATABASE_URL: '' })).toThrow('DATABASE_URL is required');
+  });
+
+  it('names every missing variable in one message', () => {
+    expect(() => validateEnv({})).toThrow(
+      'Invalid environment:\n  - API_KEYS is required (comma-separated API keys)\n  - DATABASE_URL is required',
+    );
+  });
+
+  it.each([
+    ['PORT', 'abc', 'PORT must be an integer from 0 to 65535'],
+    ['PORT', '70000', 'PORT must be an integer from 0 to 65535'],
+    ['PORT', '-1', 'PORT must be an integer from 0 to 65535'],
+    ['DATABASE_URL', 'mysql://x/y', 'DATABASE_URL must be a postgres:// URL'],
+    ['API_KEYS', ' , ,', 'API_KEYS must list at least one key'],
+    ['API_KEYS', 'good,has space', 'API_KEYS keys must not contain whitespace'],
+    ['COUNT_CACHE_TTL_MS', '-5', 'COUNT_CACHE_TTL_MS must be a whole number of milliseconds, 0 or more'],
+    ['COUNT_CACHE_TTL_MS', '1.5', 'COUNT_CACHE_TTL_MS must be a whole number of milliseconds, 0 or more'],
+    ['DATABASE_TIMEOUT_MS', '0', 'DATABASE_TIMEOUT_MS must be a whole number of milliseconds, 1 or more'],
+    ['DATABASE_TIMEOUT_MS', '5s', 'DATABASE_TIMEOUT_MS must be a whole number of milliseconds, 1 or more'],
+  ])('rejects %s=%j', (name, value, message) => {
+    expect(() => validateEnv({ ...VALID, [name]: value })).toThrow(message);
+  });
+
+  it('names several invalid variables at once', () => {
+    let message = '';
+    try {
+      validateEnv({ PORT: 'x', DATABASE_URL: 'nope', DATABASE_TIMEOUT_MS: '0' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    for (const name of ['PORT', 'DATABASE_URL', 'API_KEYS', 'DATABASE_TIMEOUT_MS']) expect(message).toContain(name);
+  });
+});
+
+describe('validateDatabaseEnv', () => {
+  it('needs only the database variables', () => {
+    expect({ ...validateDatabaseEnv({ DATABASE_URL: VALID.DATABASE_URL }) }).toEqual({
+      DATABASE_URL: VALID.DATABASE_URL,
+      DATABASE_TIMEOUT_MS: 5000,
+    });
+    expect(() => validateDatabaseEnv({})).toThrow('DATABASE_URL is required');
+  });
+});
