@@ -30,13 +30,7 @@ export class AppModule {
     });
     return {
       module: AppModule,
-      imports: [
-        config,
-        DatabaseModule,
-        AuthModule,
-        LinksModule,
-        ClientsModule,
-      ],
+      imports: [config, DatabaseModule, AuthModule, LinksModule, ClientsModule],
     };
   }
 }

@@ -12,6 +12,5 @@ export function configureApp(app: NestExpressApplication): void {
   app.disable('x-powered-by');
   app.set('query parser', parseQuery);
   app.use(requestIdMiddleware);
-  app.enableShutdownHooks();
   setUpOpenApi(app);
 }

@@ -7,7 +7,10 @@ import { Env } from './config/env';
 
 /** Builds and starts the API; resolves with its base URL once it listens. */
 export async function startApi(): Promise<{ app: NestExpressApplication; url: string }> {
-  const app = await NestFactory.create<NestExpressApplication>(await AppModule.forRoot(), APP_OPTIONS);
+  const app = await NestFactory.create<NestExpressApplication>(
+    await AppModule.forRoot(),
+    APP_OPTIONS,
+  );
   configureApp(app);
   await app.listen(app.get(ConfigService<Env, true>).get('PORT', { infer: true }));
   return { app, url: (await app.getUrl()).replace(/\[::1?\]|127\.0\.0\.1/, 'localhost') };

@@ -27,7 +27,12 @@ export class ApiKeyGuard extends AuthGuard('bearer') {
     return { headers: { authorization } };
   }
 
-  override handleRequest<TUser>(error: unknown, caller: TUser | false, _info: unknown, context: ExecutionContext): TUser {
+  override handleRequest<TUser>(
+    error: unknown,
+    caller: TUser | false,
+    _info: unknown,
+    context: ExecutionContext,
+  ): TUser {
     if (error) throw error;
     if (caller) return caller;
     const request = context.switchToHttp().getRequest<Request>();

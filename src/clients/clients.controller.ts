@@ -1,5 +1,11 @@
 import { All, Controller, Get, MethodNotAllowedException, Param, Query } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiExcludeEndpoint,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator';
 import { NoQueryParams } from '../common/no-query-params';
 import { ClientsService } from './clients.service';

@@ -6,7 +6,8 @@ import { Client } from './client.entity';
 import { ClientsService } from './clients.service';
 import { ListClientsQuery } from './dto/list-clients.query';
 
-const query = (fields: Partial<ListClientsQuery> = {}) => Object.assign(new ListClientsQuery(), fields);
+const query = (fields: Partial<ListClientsQuery> = {}) =>
+  Object.assign(new ListClientsQuery(), fields);
 
 // Against the real database: the service is mostly SQL.
 describe('ClientsService', () => {
@@ -18,8 +19,20 @@ describe('ClientsService', () => {
     service = new ClientsService(dataSource.getRepository(Client));
     await insertLinks(dataSource, [{ id: 'l1' }, { id: 'l2' }]);
     await insertClients(dataSource, [
-      { id: 'c1', linkId: 'l1', status: 'new', createdAt: '2026-01-01T00:00:01Z', updatedAt: '2026-01-02T00:00:00Z' },
-      { id: 'c2', linkId: 'l1', status: 'connected', isDeleted: true, createdAt: '2026-01-01T00:00:02Z' },
+      {
+        id: 'c1',
+        linkId: 'l1',
+        status: 'new',
+        createdAt: '2026-01-01T00:00:01Z',
+        updatedAt: '2026-01-02T00:00:00Z',
+      },
+      {
+        id: 'c2',
+        linkId: 'l1',
+        status: 'connected',
+        isDeleted: true,
+        createdAt: '2026-01-01T00:00:02Z',
+      },
       { id: 'c3', linkId: 'l2', status: 'connected', createdAt: '2026-01-01T00:00:03Z' },
     ]);
   });

@@ -33,7 +33,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const requestId = requestIdOf(res);
     const problem = toProblem(exception);
     if (problem.status === HttpStatus.SERVICE_UNAVAILABLE) {
-      this.logger.warn(`${req.method} ${req.path}: database unavailable (requestId ${requestId}): ${String(exception)}`);
+      this.logger.warn(
+        `${req.method} ${req.path}: database unavailable (requestId ${requestId}): ${String(exception)}`,
+      );
     } else if (problem.status >= 500) {
       const trace = exception instanceof Error ? exception.stack : String(exception);
       this.logger.error(`${req.method} ${req.path} failed (requestId ${requestId})`, trace);

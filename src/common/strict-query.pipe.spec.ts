@@ -26,7 +26,9 @@ describe('StrictQueryPipe with ListClientsQuery', () => {
   });
 
   it('converts each valid value exactly', () => {
-    expect({ ...(run('page=007&limit=1000&linkId=a+b&isDeleted=false&status=connected') as object) }).toEqual({
+    expect({
+      ...(run('page=007&limit=1000&linkId=a+b&isDeleted=false&status=connected') as object),
+    }).toEqual({
       page: 7,
       limit: 1000,
       linkId: 'a b',

@@ -14,8 +14,9 @@ export interface ParameterError {
  */
 @Injectable()
 export class StrictQueryPipe implements PipeTransform {
-  transform(query: Record<string, unknown>, { type, metatype }: ArgumentMetadata): unknown {
-    if (type !== 'query' || !metatype) return query;
+  transform(value: unknown, { type, metatype }: ArgumentMetadata): unknown {
+    if (type !== 'query' || !metatype) return value;
+    const query = value as Record<string, unknown>;
     const known = declaredNames(metatype);
     const errors: ParameterError[] = [];
     const accepted: Record<string, unknown> = Object.create(null);

@@ -35,7 +35,9 @@ describe('validateEnv', () => {
   });
 
   it('accepts postgresql:// URLs', () => {
-    expect(validateEnv({ ...VALID, DATABASE_URL: 'postgresql://x/y' }).DATABASE_URL).toBe('postgresql://x/y');
+    expect(validateEnv({ ...VALID, DATABASE_URL: 'postgresql://x/y' }).DATABASE_URL).toBe(
+      'postgresql://x/y',
+    );
   });
 
   it('treats an empty value as unset', () => {
@@ -56,10 +58,26 @@ describe('validateEnv', () => {
     ['DATABASE_URL', 'mysql://x/y', 'DATABASE_URL must be a postgres:// URL'],
     ['API_KEYS', ' , ,', 'API_KEYS must list at least one key'],
     ['API_KEYS', 'good,has space', 'API_KEYS keys must not contain whitespace'],
-    ['COUNT_CACHE_TTL_MS', '-5', 'COUNT_CACHE_TTL_MS must be a whole number of milliseconds, 0 or more'],
-    ['COUNT_CACHE_TTL_MS', '1.5', 'COUNT_CACHE_TTL_MS must be a whole number of milliseconds, 0 or more'],
-    ['DATABASE_TIMEOUT_MS', '0', 'DATABASE_TIMEOUT_MS must be a whole number of milliseconds, 1 or more'],
-    ['DATABASE_TIMEOUT_MS', '5s', 'DATABASE_TIMEOUT_MS must be a whole number of milliseconds, 1 or more'],
+    [
+      'COUNT_CACHE_TTL_MS',
+      '-5',
+      'COUNT_CACHE_TTL_MS must be a whole number of milliseconds, 0 or more',
+    ],
+    [
+      'COUNT_CACHE_TTL_MS',
+      '1.5',
+      'COUNT_CACHE_TTL_MS must be a whole number of milliseconds, 0 or more',
+    ],
+    [
+      'DATABASE_TIMEOUT_MS',
+      '0',
+      'DATABASE_TIMEOUT_MS must be a whole number of milliseconds, 1 or more',
+    ],
+    [
+      'DATABASE_TIMEOUT_MS',
+      '5s',
+      'DATABASE_TIMEOUT_MS must be a whole number of milliseconds, 1 or more',
+    ],
   ])('rejects %s=%j', (name, value, message) => {
     expect(() => validateEnv({ ...VALID, [name]: value })).toThrow(message);
   });
@@ -71,7 +89,8 @@ describe('validateEnv', () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    for (const name of ['PORT', 'DATABASE_URL', 'API_KEYS', 'DATABASE_TIMEOUT_MS']) expect(message).toContain(name);
+    for (const name of ['PORT', 'DATABASE_URL', 'API_KEYS', 'DATABASE_TIMEOUT_MS'])
+      expect(message).toContain(name);
   });
 });
 

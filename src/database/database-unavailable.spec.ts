@@ -8,7 +8,10 @@ describe('isDatabaseUnavailable', () => {
     ['a refused connection', withCode('ECONNREFUSED')],
     ['a reset connection', withCode('ECONNRESET')],
     ['an unknown host', withCode('ENOTFOUND')],
-    ['a statement timeout (57014)', withCode('57014', 'canceling statement due to statement timeout')],
+    [
+      'a statement timeout (57014)',
+      withCode('57014', 'canceling statement due to statement timeout'),
+    ],
     ['an admin shutdown (57P01)', withCode('57P01')],
     ['a server starting up (57P03)', withCode('57P03')],
     ['too many connections (53300)', withCode('53300')],

@@ -21,7 +21,10 @@ const UNAVAILABLE_MESSAGE =
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (typeof error !== 'object' || error === null || depth > 3) return false;
   const { code, message, driverError, cause } = error as Record<string, unknown>;
-  if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NETWORK_CODES.has(code))) {
+  if (
+    typeof code === 'string' &&
+    (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_NETWORK_CODES.has(code))
+  ) {
     return true;
   }
   if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { validateDatabaseEnv } from '../config/env';
 import { dataSourceOptions } from '../database/data-source';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './embedded-database';
+import { closeOnSignals } from '../close-on-signals';
 import { startApi } from '../start-api';
 import { seedDemoData } from './seed-demo-data';
 
@@ -24,7 +25,11 @@ async function startDevelopment(): Promise<void> {
   }
   process.env.API_KEYS ||= demoApiKey();
   await prepareDatabase();
-  const { url } = await startApi();
+  const { app, url } = await startApi();
+  closeOnSignals(async () => {
+    await app.close();
+    await embedded?.stop();
+  });
   const key = process.env.API_KEYS.split(',')[0].trim();
   console.log(`
 Links and Clients API (development) listening on ${url}
@@ -51,7 +56,8 @@ async function prepareDatabase(): Promise<void> {
 // A random key per checkout, kept with the development data so it survives restarts.
 function demoApiKey(): string {
   const file = `${DATA_DIR}/demo-api-key`;
-  if (!existsSync(file)) writeFileSync(file, `demo_${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
+  if (!existsSync(file))
+    writeFileSync(file, `demo_${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();
 }
 

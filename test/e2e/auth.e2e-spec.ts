@@ -37,15 +37,20 @@ describe('Authentication (CONTRACT §4)', () => {
     ['BeArEr test-key-primary'],
     ['Bearer test-key-rotated'],
   ])('accepts %j', async (authorization) => {
-    await request(server()).get('/api/data/clients').set('Authorization', authorization).expect(200);
+    await request(server())
+      .get('/api/data/clients')
+      .set('Authorization', authorization)
+      .expect(200);
   });
 
-  it.each(['/api/data/links', '/api/data/links/link-1', '/api/data/clients', '/api/data/clients/client-1'])(
-    'requires a key on %s, answering 401 with a bare challenge',
-    async (path) => {
-      await expect401(await request(server()).get(path), CHALLENGE);
-    },
-  );
+  it.each([
+    '/api/data/links',
+    '/api/data/links/link-1',
+    '/api/data/clients',
+    '/api/data/clients/client-1',
+  ])('requires a key on %s, answering 401 with a bare challenge', async (path) => {
+    await expect401(await request(server()).get(path), CHALLENGE);
+  });
 
   it.each([
     ['an unknown key', 'Bearer wrong-key'],
@@ -56,7 +61,10 @@ describe('Authentication (CONTRACT §4)', () => {
     ['the whole key list', 'Bearer test-key-primary,test-key-rotated'],
     ['a key followed by more words', 'Bearer test-key-primary extra'],
   ])('rejects %s with error="invalid_token"', async (_case, authorization) => {
-    await expect401(await request(server()).get('/api/data/clients').set('Authorization', authorization), INVALID_TOKEN);
+    await expect401(
+      await request(server()).get('/api/data/clients').set('Authorization', authorization),
+      INVALID_TOKEN,
+    );
   });
 
   it.each([
@@ -67,11 +75,17 @@ describe('Authentication (CONTRACT §4)', () => {
     ['a tab instead of the space', 'Bearer\ttest-key-primary'],
     ['an empty header', ''],
   ])('rejects %s with a bare challenge', async (_case, authorization) => {
-    await expect401(await request(server()).get('/api/data/clients').set('Authorization', authorization), CHALLENGE);
+    await expect401(
+      await request(server()).get('/api/data/clients').set('Authorization', authorization),
+      CHALLENGE,
+    );
   });
 
   it('does not accept a key in the query string', async () => {
-    await expect401(await request(server()).get('/api/data/clients?access_token=test-key-primary'), CHALLENGE);
+    await expect401(
+      await request(server()).get('/api/data/clients?access_token=test-key-primary'),
+      CHALLENGE,
+    );
   });
 
   it('does not accept a key in a form or JSON body', async () => {
@@ -79,7 +93,10 @@ describe('Authentication (CONTRACT §4)', () => {
       ['application/x-www-form-urlencoded', 'access_token=test-key-primary'],
       ['application/json', '{"access_token":"test-key-primary"}'],
     ]) {
-      await expect401(await request(server()).get('/api/data/clients').set('Content-Type', type).send(body), CHALLENGE);
+      await expect401(
+        await request(server()).get('/api/data/clients').set('Content-Type', type).send(body),
+        CHALLENGE,
+      );
     }
   });
 

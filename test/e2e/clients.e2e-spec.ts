@@ -6,7 +6,11 @@ import { asClientJson, byCreatedAtThenId } from '../support/expected';
 const at = (minute: number, micros = 0) =>
   `2026-03-01T10:${String(minute).padStart(2, '0')}:00.${String(micros).padStart(6, '0')}Z`;
 
-const LINKS = ['link-a', 'link-b', "link-'c' ✓"].map((id) => ({ id, createdAt: at(0), updatedAt: at(0) }));
+const LINKS = ['link-a', 'link-b', "link-'c' ✓"].map((id) => ({
+  id,
+  createdAt: at(0),
+  updatedAt: at(0),
+}));
 
 // Ties on createdAt (minutes 2 and 5) must be broken by id in byte order: '10' < '9' < 'B' < 'a' < 'ä'.
 const CLIENTS: ClientRow[] = [
@@ -17,7 +21,13 @@ const CLIENTS: ClientRow[] = [
   { id: '9', linkId: 'link-a', status: 'connected', createdAt: at(2) },
   { id: 'ä', linkId: 'link-b', status: 'new', createdAt: at(2) },
   { id: 'c-suspended', linkId: 'link-b', status: 'suspended', createdAt: at(3) },
-  { id: 'c-deleted-other', linkId: 'link-a', status: 'archived', isDeleted: true, createdAt: at(4) },
+  {
+    id: 'c-deleted-other',
+    linkId: 'link-a',
+    status: 'archived',
+    isDeleted: true,
+    createdAt: at(4),
+  },
   // Microseconds order these two although their JSON timestamps are equal.
   { id: 'z-earlier', linkId: "link-'c' ✓", status: 'new', createdAt: at(5, 1) },
   { id: 'a-later', linkId: "link-'c' ✓", status: 'connected', createdAt: at(5, 2) },
@@ -40,18 +50,36 @@ describe('Clients', () => {
 
   describe('GET /api/data/clients', () => {
     it('lists every client, deleted ones included, by createdAt then id, with default paging', async () => {
-      const res = await get('/api/data/clients').expect(200).expect('Content-Type', /^application\/json/);
+      const res = await get('/api/data/clients')
+        .expect(200)
+        .expect('Content-Type', /^application\/json/);
       expect(res.body).toEqual({
         data: ORDERED.map(asClientJson),
         meta: { page: 1, limit: 100, total: CLIENTS.length, totalPages: 1 },
       });
-      expect(res.body.data.slice(1, 6).map((c: { id: string }) => c.id)).toEqual(['10', '9', 'B', 'a', 'ä']);
-      expect(res.body.data.slice(8, 10).map((c: { id: string }) => c.id)).toEqual(['z-earlier', 'a-later']);
+      expect(res.body.data.slice(1, 6).map((c: { id: string }) => c.id)).toEqual([
+        '10',
+        '9',
+        'B',
+        'a',
+        'ä',
+      ]);
+      expect(res.body.data.slice(8, 10).map((c: { id: string }) => c.id)).toEqual([
+        'z-earlier',
+        'a-later',
+      ]);
     });
 
     it('emits exactly the contract fields, in camelCase', async () => {
       const res = await get('/api/data/clients?limit=1').expect(200);
-      expect(Object.keys(res.body.data[0])).toEqual(['id', 'linkId', 'isDeleted', 'status', 'createdAt', 'updatedAt']);
+      expect(Object.keys(res.body.data[0])).toEqual([
+        'id',
+        'linkId',
+        'isDeleted',
+        'status',
+        'createdAt',
+        'updatedAt',
+      ]);
       expect(Object.keys(res.body.meta)).toEqual(['page', 'limit', 'total', 'totalPages']);
     });
 
@@ -59,12 +87,16 @@ describe('Clients', () => {
     const deletedFlags = [undefined, 'true', 'false'];
     const statuses = [undefined, 'new', 'connected'];
     const combinations = linkIds.flatMap((linkId) =>
-      deletedFlags.flatMap((isDeleted) => statuses.map((status) => ({ linkId, isDeleted, status }))),
+      deletedFlags.flatMap((isDeleted) =>
+        statuses.map((status) => ({ linkId, isDeleted, status })),
+      ),
     );
 
     it.each(combinations)('filters with AND: %o', async (filters) => {
       const query = new URLSearchParams(
-        Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined),
+        Object.entries(filters).filter(
+          (entry): entry is [string, string] => entry[1] !== undefined,
+        ),
       );
       const expected = ORDERED.filter(
         (c) =>
@@ -75,7 +107,12 @@ describe('Clients', () => {
       const res = await get(`/api/data/clients?${query}`).expect(200);
       expect(res.body).toEqual({
         data: expected.map(asClientJson),
-        meta: { page: 1, limit: 100, total: expected.length, totalPages: Math.ceil(expected.length / 100) },
+        meta: {
+          page: 1,
+          limit: 100,
+          total: expected.length,
+          totalPages: Math.ceil(expected.length / 100),
+        },
       });
     });
 
@@ -102,13 +139,22 @@ describe('Clients', () => {
       const res = await get('/api/data/clients?status=connected&limit=2&page=3').expect(200);
       expect(res.body).toEqual({
         data: connected.slice(4, 6).map(asClientJson),
-        meta: { page: 3, limit: 2, total: connected.length, totalPages: Math.ceil(connected.length / 2) },
+        meta: {
+          page: 3,
+          limit: 2,
+          total: connected.length,
+          totalPages: Math.ceil(connected.length / 2),
+        },
       });
     });
 
     it.each([
       ['a page past the end', 'page=99&limit=5', { page: 99, limit: 5, total: 12, totalPages: 3 }],
-      ['the largest page', 'page=2147483647&limit=1000', { page: 2147483647, limit: 1000, total: 12, totalPages: 1 }],
+      [
+        'the largest page',
+        'page=2147483647&limit=1000',
+        { page: 2147483647, limit: 1000, total: 12, totalPages: 1 },
+      ],
       ['an unknown link', 'linkId=nope', { page: 1, limit: 100, total: 0, totalPages: 0 }],
       ['a link id with NUL', 'linkId=link-a%00', { page: 1, limit: 100, total: 0, totalPages: 0 }],
     ])('answers %s with an empty page and exact meta', async (_case, query, meta) => {
@@ -151,7 +197,10 @@ describe('Clients', () => {
     });
 
     it('answers HEAD like GET, without a body', async () => {
-      const res = await request(t.app.getHttpServer()).head('/api/data/clients').set(AUTH).expect(200);
+      const res = await request(t.app.getHttpServer())
+        .head('/api/data/clients')
+        .set(AUTH)
+        .expect(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.text).toBeUndefined();
     });
@@ -159,13 +208,17 @@ describe('Clients', () => {
 
   describe('GET /api/data/clients/{id}', () => {
     it('returns the client itself, not wrapped', async () => {
-      const res = await get('/api/data/clients/c-1').expect(200).expect('Content-Type', /^application\/json/);
+      const res = await get('/api/data/clients/c-1')
+        .expect(200)
+        .expect('Content-Type', /^application\/json/);
       expect(res.body).toEqual(asClientJson(CLIENTS[0]));
     });
 
     it('returns soft-deleted clients too', async () => {
       const res = await get('/api/data/clients/c-deleted-other').expect(200);
-      expect(res.body).toEqual(asClientJson(CLIENTS.find((c) => c.id === 'c-deleted-other') as ClientRow));
+      expect(res.body).toEqual(
+        asClientJson(CLIENTS.find((c) => c.id === 'c-deleted-other') as ClientRow),
+      );
       expect(res.body.isDeleted).toBe(true);
     });
 
@@ -185,28 +238,41 @@ describe('Clients', () => {
     ];
 
     it.each(awkwardIds)('finds a client whose id is %j', async (id) => {
-      await insertClients(t.dataSource, [{ id, linkId: 'link-a', status: 'new', createdAt: at(30), updatedAt: at(31) }]);
+      await insertClients(t.dataSource, [
+        { id, linkId: 'link-a', status: 'new', createdAt: at(30), updatedAt: at(31) },
+      ]);
       try {
         const res = await get(`/api/data/clients/${encodeURIComponent(id)}`).expect(200);
-        expect(res.body).toEqual(asClientJson({ id, linkId: 'link-a', status: 'new', createdAt: at(30), updatedAt: at(31) }));
+        expect(res.body).toEqual(
+          asClientJson({
+            id,
+            linkId: 'link-a',
+            status: 'new',
+            createdAt: at(30),
+            updatedAt: at(31),
+          }),
+        );
       } finally {
         await t.dataSource.query('DELETE FROM clients WHERE id = $1', [id]);
       }
     });
 
-    it.each([...awkwardIds, 'nope', 'C-1', 'c-1 ', '\u0000', 'c-1\u0000'])('answers 404 problem+json for the unknown id %j', async (id) => {
-      const res = await get(`/api/data/clients/${encodeURIComponent(id)}`)
-        .expect(404)
-        .expect('Content-Type', /^application\/problem\+json/);
-      expect(res.body).toEqual({
-        type: 'about:blank',
-        title: 'Not Found',
-        status: 404,
-        detail: 'No client has this id',
-        instance: `/api/data/clients/${encodeURIComponent(id)}`,
-        requestId: res.headers['x-request-id'],
-      });
-    });
+    it.each([...awkwardIds, 'nope', 'C-1', 'c-1 ', '\u0000', 'c-1\u0000'])(
+      'answers 404 problem+json for the unknown id %j',
+      async (id) => {
+        const res = await get(`/api/data/clients/${encodeURIComponent(id)}`)
+          .expect(404)
+          .expect('Content-Type', /^application\/problem\+json/);
+        expect(res.body).toEqual({
+          type: 'about:blank',
+          title: 'Not Found',
+          status: 404,
+          detail: 'No client has this id',
+          instance: `/api/data/clients/${encodeURIComponent(id)}`,
+          requestId: res.headers['x-request-id'],
+        });
+      },
+    );
 
     it('answers a HEAD for an unknown id with 404', async () => {
       await request(t.app.getHttpServer()).head('/api/data/clients/nope').set(AUTH).expect(404);

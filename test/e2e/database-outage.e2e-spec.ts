@@ -67,7 +67,12 @@ describe('Database outage and stalls (CONTRACT §3, §5)', () => {
   it('answers 503 while the database is unreachable, stays up, and recovers by itself', async () => {
     await get('/api/data/links').expect(200);
     await proxy.down();
-    for (const path of ['/api/data/links', '/api/data/clients', '/api/data/clients/x', '/api/data/links/x']) {
+    for (const path of [
+      '/api/data/links',
+      '/api/data/clients',
+      '/api/data/clients/x',
+      '/api/data/links/x',
+    ]) {
       const { res, elapsed } = await timed(path);
       expect503(res);
       expect(elapsed).toBeLessThan(TIMEOUT_MS * 3);

@@ -22,8 +22,19 @@ describe('Errors (CONTRACT §3)', () => {
   afterAll(() => t.close());
 
   describe('404 for unknown paths', () => {
-    it.each(['/', '/api', '/api/data', '/api/data/nope', '/api/data/links/a/b', '/api/data/clientsx'])('%s', async (path) => {
-      const res = await request(server()).get(path).set(AUTH).expect(404).expect('Content-Type', /^application\/problem\+json/);
+    it.each([
+      '/',
+      '/api',
+      '/api/data',
+      '/api/data/nope',
+      '/api/data/links/a/b',
+      '/api/data/clientsx',
+    ])('%s', async (path) => {
+      const res = await request(server())
+        .get(path)
+        .set(AUTH)
+        .expect(404)
+        .expect('Content-Type', /^application\/problem\+json/);
       expect(res.body).toEqual({
         type: 'about:blank',
         title: 'Not Found',
@@ -41,14 +52,27 @@ describe('Errors (CONTRACT §3)', () => {
   });
 
   describe('405 for other methods', () => {
-    const paths = ['/api/data/links', '/api/data/links/x', '/api/data/clients', '/api/data/clients/x'];
+    const paths = [
+      '/api/data/links',
+      '/api/data/links/x',
+      '/api/data/clients',
+      '/api/data/clients/x',
+    ];
     const methods = ['post', 'put', 'patch', 'delete', 'options'] as const;
-    it.each(paths.flatMap((path) => methods.map((method) => [method, path] as const)))('%s %s', async (method, path) => {
-      const res = await request(server())[method](path).set(AUTH).expect(405);
-      expect(res.headers.allow).toBe('GET, HEAD');
-      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-      if (method !== 'options') expect(res.body).toMatchObject({ status: 405, title: 'Method Not Allowed', instance: path });
-    });
+    it.each(paths.flatMap((path) => methods.map((method) => [method, path] as const)))(
+      '%s %s',
+      async (method, path) => {
+        const res = await request(server())[method](path).set(AUTH).expect(405);
+        expect(res.headers.allow).toBe('GET, HEAD');
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        if (method !== 'options')
+          expect(res.body).toMatchObject({
+            status: 405,
+            title: 'Method Not Allowed',
+            instance: path,
+          });
+      },
+    );
   });
 
   describe('request ids', () => {
@@ -59,48 +83,79 @@ describe('Errors (CONTRACT §3)', () => {
     });
 
     it('echoes an incoming X-Request-Id', async () => {
-      const res = await request(server()).get('/api/data/nope').set(AUTH).set('X-Request-Id', 'trace-123.abc:9').expect(404);
+      const res = await request(server())
+        .get('/api/data/nope')
+        .set(AUTH)
+        .set('X-Request-Id', 'trace-123.abc:9')
+        .expect(404);
       expect(res.headers['x-request-id']).toBe('trace-123.abc:9');
       expect(res.body.requestId).toBe('trace-123.abc:9');
     });
 
-    it.each(['has spaces', 'x'.repeat(129), '<script>', 'a\u00e9'])('replaces an unusable one (%j)', async (id) => {
-      const res = await request(server()).get('/api/data/nope').set(AUTH).set('X-Request-Id', id).expect(404);
-      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    });
+    it.each(['has spaces', 'x'.repeat(129), '<script>', 'a\u00e9'])(
+      'replaces an unusable one (%j)',
+      async (id) => {
+        const res = await request(server())
+          .get('/api/data/nope')
+          .set(AUTH)
+          .set('X-Request-Id', id)
+          .expect(404);
+        expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      },
+    );
 
     it('is on successful responses too', async () => {
-      const res = await request(server()).get('/docs/openapi.json').set('X-Request-Id', 'ok-1').expect(200);
+      const res = await request(server())
+        .get('/docs/openapi.json')
+        .set('X-Request-Id', 'ok-1')
+        .expect(200);
       expect(res.headers['x-request-id']).toBe('ok-1');
     });
   });
 
   describe('400 for malformed paths', () => {
-    it.each(['/api/data/clients/%FF', '/api/data/clients/%E0%A4%A', '/api/data/links/%'])('%s', async (path) => {
-      const res = await request(server()).get(path).set(AUTH).expect(400).expect('Content-Type', /^application\/problem\+json/);
-      expect(res.body).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400 });
-    });
+    it.each(['/api/data/clients/%FF', '/api/data/clients/%E0%A4%A', '/api/data/links/%'])(
+      '%s',
+      async (path) => {
+        const res = await request(server())
+          .get(path)
+          .set(AUTH)
+          .expect(400)
+          .expect('Content-Type', /^application\/problem\+json/);
+        expect(res.body).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400 });
+      },
+    );
   });
 
   describe('500 for the unexpected', () => {
-    it.each(['/api/data/clients', '/api/data/clients/some-id'])('%s: a bare body; details only in the log', async (path) => {
-      const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
-      try {
-        const res = await request(server()).get(path).set(AUTH).set('X-Request-Id', 'fault-1').expect(500);
-        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-        expect(res.body).toEqual({
-          type: 'about:blank',
-          title: 'Internal Server Error',
-          status: 500,
-          detail: 'An unexpected error occurred; it has been logged',
-          instance: path,
-          requestId: 'fault-1',
-        });
-        expect(res.text).not.toMatch(/SELECT|secret|TypeError|at .*\.ts/);
-        expect(logged).toHaveBeenCalledWith(expect.stringContaining('fault-1'), expect.stringMatching(/Error/));
-      } finally {
-        logged.mockRestore();
-      }
-    });
+    it.each(['/api/data/clients', '/api/data/clients/some-id'])(
+      '%s: a bare body; details only in the log',
+      async (path) => {
+        const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+        try {
+          const res = await request(server())
+            .get(path)
+            .set(AUTH)
+            .set('X-Request-Id', 'fault-1')
+            .expect(500);
+          expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+          expect(res.body).toEqual({
+            type: 'about:blank',
+            title: 'Internal Server Error',
+            status: 500,
+            detail: 'An unexpected error occurred; it has been logged',
+            instance: path,
+            requestId: 'fault-1',
+          });
+          expect(res.text).not.toMatch(/SELECT|secret|TypeError|at .*\.ts/);
+          expect(logged).toHaveBeenCalledWith(
+            expect.stringContaining('fault-1'),
+            expect.stringMatching(/Error/),
+          );
+        } finally {
+          logged.mockRestore();
+        }
+      },
+    );
   });
 });

@@ -22,7 +22,9 @@ describe('OpenAPI document', () => {
 
   it('describes the four operations and nothing else', () => {
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>
-      Object.entries(item as object).map(([method, operation]) => `${method} ${path} ${operation.operationId}`),
+      Object.entries(item as object).map(
+        ([method, operation]) => `${method} ${path} ${operation.operationId}`,
+      ),
     );
     expect(operations.sort()).toEqual([
       'get /api/data/clients listClients',
@@ -33,7 +35,10 @@ describe('OpenAPI document', () => {
   });
 
   it('declares bearer authentication for every operation', () => {
-    expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.components.securitySchemes.bearer).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
     expect(document.security).toEqual([{ bearer: [] }]);
   });
 
@@ -41,9 +46,20 @@ describe('OpenAPI document', () => {
     const parameters = document.paths['/api/data/clients'].get.parameters;
     const byName = Object.fromEntries(parameters.map((p: { name: string }) => [p.name, p]));
     expect(Object.keys(byName).sort()).toEqual(['isDeleted', 'limit', 'linkId', 'page', 'status']);
-    for (const parameter of parameters) expect(parameter).toMatchObject({ in: 'query', required: false });
-    expect(byName.page.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 2147483647, default: 1 });
-    expect(byName.limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000, default: 100 });
+    for (const parameter of parameters)
+      expect(parameter).toMatchObject({ in: 'query', required: false });
+    expect(byName.page.schema).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 2147483647,
+      default: 1,
+    });
+    expect(byName.limit.schema).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 1000,
+      default: 100,
+    });
     expect(byName.linkId.schema).toMatchObject({ type: 'string', minLength: 1, maxLength: 255 });
     expect(byName.isDeleted.schema).toMatchObject({ type: 'boolean' });
     expect(byName.status.schema).toMatchObject({ type: 'string', enum: ['new', 'connected'] });
@@ -52,7 +68,10 @@ describe('OpenAPI document', () => {
   it('documents the problem+json errors of each operation', () => {
     const statuses = (path: string) =>
       Object.entries(document.paths[path].get.responses)
-        .filter(([, response]) => (response as { content?: object }).content?.hasOwnProperty('application/problem+json'))
+        .filter(
+          ([, response]) =>
+            'application/problem+json' in ((response as { content?: object }).content ?? {}),
+        )
         .map(([status]) => status);
     expect(statuses('/api/data/links')).toEqual(['400', '401', '405', '500', '503']);
     expect(statuses('/api/data/clients')).toEqual(['400', '401', '405', '500', '503']);
@@ -65,20 +84,53 @@ describe('OpenAPI document', () => {
     ['listLinks', '/api/data/links', () => server().get('/api/data/links').set(AUTH), 200],
     ['listLinks', '/api/data/links', () => server().get('/api/data/links?x=1').set(AUTH), 400],
     ['listLinks', '/api/data/links', () => server().get('/api/data/links'), 401],
-    ['getLink', '/api/data/links/{id}', () => server().get('/api/data/links/link-1').set(AUTH), 200],
+    [
+      'getLink',
+      '/api/data/links/{id}',
+      () => server().get('/api/data/links/link-1').set(AUTH),
+      200,
+    ],
     ['getLink', '/api/data/links/{id}', () => server().get('/api/data/links/nope').set(AUTH), 404],
     ['listClients', '/api/data/clients', () => server().get('/api/data/clients').set(AUTH), 200],
-    ['listClients', '/api/data/clients', () => server().get('/api/data/clients?page=9').set(AUTH), 200],
-    ['listClients', '/api/data/clients', () => server().get('/api/data/clients?limit=0&x=1').set(AUTH), 400],
-    ['listClients', '/api/data/clients', () => server().get('/api/data/clients').set('Authorization', 'Bearer x'), 401],
-    ['getClient', '/api/data/clients/{id}', () => server().get('/api/data/clients/client-2').set(AUTH), 200],
-    ['getClient', '/api/data/clients/{id}', () => server().get('/api/data/clients/nope').set(AUTH), 404],
+    [
+      'listClients',
+      '/api/data/clients',
+      () => server().get('/api/data/clients?page=9').set(AUTH),
+      200,
+    ],
+    [
+      'listClients',
+      '/api/data/clients',
+      () => server().get('/api/data/clients?limit=0&x=1').set(AUTH),
+      400,
+    ],
+    [
+      'listClients',
+      '/api/data/clients',
+      () => server().get('/api/data/clients').set('Authorization', 'Bearer x'),
+      401,
+    ],
+    [
+      'getClient',
+      '/api/data/clients/{id}',
+      () => server().get('/api/data/clients/client-2').set(AUTH),
+      200,
+    ],
+    [
+      'getClient',
+      '/api/data/clients/{id}',
+      () => server().get('/api/data/clients/nope').set(AUTH),
+      404,
+    ],
   ];
 
-  it.each(responses)('%s: a real %s response with status %s validates against the document', async (_op, path, send, status) => {
-    const res = await send().expect(status);
-    checker.expectValid(res, path);
-  });
+  it.each(responses)(
+    '%s: a real %s response with status %s validates against the document',
+    async (_op, path, send, status) => {
+      const res = await send().expect(status);
+      checker.expectValid(res, path);
+    },
+  );
 
   it('a 405 validates against the document', async () => {
     const res = await server().delete('/api/data/clients/client-1').set(AUTH).expect(405);

@@ -7,7 +7,10 @@ function microseconds(iso: string): number {
 }
 
 // The contract's order: createdAt, then id by byte order (COLLATE "C"), both ascending.
-export function byCreatedAtThenId<T extends { id: string; createdAt?: string }>(a: T, b: T): number {
+export function byCreatedAtThenId<T extends { id: string; createdAt?: string }>(
+  a: T,
+  b: T,
+): number {
   const time = microseconds(a.createdAt as string) - microseconds(b.createdAt as string);
   return time !== 0 ? time : Buffer.compare(Buffer.from(a.id), Buffer.from(b.id));
 }

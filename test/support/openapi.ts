@@ -19,11 +19,23 @@ export class OpenApiChecker {
 
   expectValid(response: Response, pathTemplate: string, method = 'get'): void {
     const mediaType = String(response.headers['content-type']).split(';')[0];
-    const pointer = ['paths', pathTemplate, method, 'responses', String(response.status), 'content', mediaType, 'schema']
+    const pointer = [
+      'paths',
+      pathTemplate,
+      method,
+      'responses',
+      String(response.status),
+      'content',
+      mediaType,
+      'schema',
+    ]
       .map(escapePointer)
       .join('/');
     const validate: ValidateFunction | undefined = this.ajv.getSchema(`openapi#/${pointer}`);
-    if (!validate) throw new Error(`Not documented: ${method.toUpperCase()} ${pathTemplate} ${response.status} ${mediaType}`);
+    if (!validate)
+      throw new Error(
+        `Not documented: ${method.toUpperCase()} ${pathTemplate} ${response.status} ${mediaType}`,
+      );
     if (!validate(response.body)) {
       throw new Error(`Body does not match ${pointer}: ${this.ajv.errorsText(validate.errors)}`);
     }
