@@ -32,7 +32,9 @@ describe('production start', () => {
   });
 
   it('refuses to boot without its configuration, naming each variable', async () => {
-    const failure = await run('node', [join(outDir, 'main.js')], { env: baseEnv }).catch((error) => error);
+    const failure = await run('node', [join(outDir, 'main.js')], { env: baseEnv }).catch(
+      (error) => error,
+    );
     expect(failure.code).toBe(1);
     expect(failure.stderr).toContain('DATABASE_URL is required');
     expect(failure.stderr).toContain('API_KEYS is required');
@@ -40,7 +42,12 @@ describe('production start', () => {
   });
 
   it('migrates with the CLI, then serves until SIGTERM', async () => {
-    const env = { ...baseEnv, DATABASE_URL: databaseUrl.toString(), API_KEYS: 'prod-key', PORT: '0' };
+    const env = {
+      ...baseEnv,
+      DATABASE_URL: databaseUrl.toString(),
+      API_KEYS: 'prod-key',
+      PORT: '0',
+    };
     const migrate = await run(
       'node_modules/.bin/typeorm',
       ['migration:run', '-d', join(outDir, 'database/migration.data-source.js')],
