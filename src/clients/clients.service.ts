@@ -13,19 +13,10 @@ export class ClientsService {
 
   async list(query: ListClientsQuery): Promise<ClientsPageResponse> {
     const { page, limit } = query;
-    // A NUL cannot be stored in text, so such a link id matches nothing (CONTRACT §2).
-    const [rows, total] =
-      query.linkId !== undefined && !isStorableText(query.linkId)
-        ? [[], 0]
-        : await Promise.all([
-            this.filtered(query)
-              .orderBy('client.createdAt', 'ASC')
-              .addOrderBy('client.id COLLATE "C"', 'ASC')
-              .offset((page - 1) * limit)
-              .limit(limit)
-              .getMany(),
-            this.filtered(query).getCount(),
-          ]);
+    // A link id with NUL matches nothing (CONTRACT §2), and PostgreSQL would reject the query.
+    const [rows, total] = isStorableText(query.linkId ?? '')
+      ? await Promise.all([this.page(query), this.count(query)])
+      : [[], 0];
     return {
       data: rows.map(ClientResponse.from),
       meta: { page, limit, total, totalPages: Math.ceil(total / limit) },
@@ -36,6 +27,23 @@ export class ClientsService {
     const client = isStorableText(id) ? await this.clients.findOneBy({ id }) : null;
     if (!client) throw new NotFoundException('No client has this id');
     return ClientResponse.from(client);
+  }
+
+  private page(query: ListClientsQuery): Promise<Client[]> {
+    return this.filtered(query)
+      .orderBy('client.createdAt', 'ASC')
+      .addOrderBy('client.id COLLATE "C"', 'ASC')
+      .offset((query.page - 1) * query.limit)
+      .limit(query.limit)
+      .getMany();
+  }
+
+  // count(*) rather than getCount(), which counts DISTINCT ids: the same answer, more work.
+  private async count(query: ListClientsQuery): Promise<number> {
+    const row = await this.filtered(query)
+      .select('count(*)', 'total')
+      .getRawOne<{ total: string }>();
+    return Number(row?.total ?? 0);
   }
 
   private filtered({ linkId, isDeleted, status }: ListClientsQuery): SelectQueryBuilder<Client> {

@@ -20,14 +20,19 @@ export class CreateLinksAndClients1767225600000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
-    // Every list is ordered by (created_at, id); the link filter keeps that order within a link.
-    await queryRunner.query(`CREATE INDEX links_created_at_id_idx ON links (created_at, id)`);
-    await queryRunner.query(`CREATE INDEX clients_created_at_id_idx ON clients (created_at, id)`);
+    // Lists are ordered by created_at, then id in byte order (COLLATE "C", whatever the
+    // database locale); these indexes give that order, alone or after an equality filter.
     await queryRunner.query(
-      `CREATE INDEX clients_link_id_created_at_id_idx ON clients (link_id, created_at, id)`,
+      `CREATE INDEX links_created_at_id_idx ON links (created_at, id COLLATE "C")`,
     );
     await queryRunner.query(
-      `CREATE INDEX clients_status_created_at_id_idx ON clients (status, created_at, id)`,
+      `CREATE INDEX clients_created_at_id_idx ON clients (created_at, id COLLATE "C")`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX clients_link_id_created_at_id_idx ON clients (link_id, created_at, id COLLATE "C")`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX clients_status_created_at_id_idx ON clients (status, created_at, id COLLATE "C")`,
     );
   }
 
