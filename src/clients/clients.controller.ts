@@ -1,16 +1,26 @@
-import { All, Controller, Get, MethodNotAllowedException, Param, Query } from '@nestjs/common';
+import {
+  All,
+  Controller,
+  Get,
+  Header,
+  MethodNotAllowedException,
+  Param,
+  Query,
+} from '@nestjs/common';
 import {
   ApiExcludeEndpoint,
+  ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator';
 import { NoQueryParams } from '../common/no-query-params';
 import { ClientsService } from './clients.service';
 import { ClientResponse } from './dto/client.response';
-import { ClientsPageResponse } from './dto/clients-page.response';
+import { ClientsCursorPageResponse, ClientsPageResponse } from './dto/clients-page.response';
 import { ListClientsQuery } from './dto/list-clients.query';
 
 @ApiTags('clients')
@@ -23,9 +33,20 @@ export class ClientsController {
     operationId: 'listClients',
     summary: 'List clients, filtered and paged, by createdAt then id',
   })
-  @ApiOkResponse({ type: ClientsPageResponse })
+  @ApiExtraModels(ClientsPageResponse, ClientsCursorPageResponse)
+  @ApiOkResponse({
+    description: 'A page by number (with totals), or the page after a cursor',
+    schema: {
+      anyOf: [
+        { $ref: getSchemaPath(ClientsPageResponse) },
+        { $ref: getSchemaPath(ClientsCursorPageResponse) },
+      ],
+    },
+  })
   @ApiErrorResponses(400)
-  list(@Query() query: ListClientsQuery): Promise<ClientsPageResponse> {
+  // The body is JSON text rendered by PostgreSQL (see ClientsService.list).
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  list(@Query() query: ListClientsQuery): Promise<string> {
     return this.clientsService.list(query);
   }
 

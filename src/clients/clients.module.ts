@@ -1,12 +1,37 @@
+import { createHash } from 'node:crypto';
 import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CountCache } from '../common/count-cache';
+import { Env } from '../config/env';
 import { Client } from './client.entity';
+import { ClientsCursorCodec } from './clients-cursor';
 import { ClientsController } from './clients.controller';
 import { ClientsService } from './clients.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Client])],
   controllers: [ClientsController],
-  providers: [ClientsService],
+  providers: [
+    ClientsService,
+    {
+      provide: CountCache,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Env, true>) =>
+        new CountCache(config.get('COUNT_CACHE_TTL_MS')),
+    },
+    {
+      // Every replica of a deployment shares DATABASE_URL, so a cursor issued by one is
+      // accepted by all; the key never leaves the process.
+      provide: ClientsCursorCodec,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Env, true>) =>
+        new ClientsCursorCodec(
+          createHash('sha256')
+            .update(`clients-cursor\0${config.get('DATABASE_URL')}`)
+            .digest(),
+        ),
+    },
+  ],
 })
 export class ClientsModule {}

@@ -2,12 +2,16 @@ import { NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createSuiteDatabase, dropSuiteDatabase } from '../../test/support/database';
 import { insertClients, insertLinks } from '../../test/support/fixtures';
+import { CountCache } from '../common/count-cache';
 import { Client } from './client.entity';
+import { ClientsCursorCodec } from './clients-cursor';
 import { ClientsService } from './clients.service';
 import { ListClientsQuery } from './dto/list-clients.query';
 
 const query = (fields: Partial<ListClientsQuery> = {}) =>
   Object.assign(new ListClientsQuery(), fields);
+const listed = async (service: ClientsService, fields: Partial<ListClientsQuery>) =>
+  JSON.parse(await service.list(query(fields)));
 
 // Against the real database: the service is mostly SQL.
 describe('ClientsService', () => {
@@ -16,7 +20,11 @@ describe('ClientsService', () => {
 
   beforeAll(async () => {
     dataSource = await createSuiteDatabase();
-    service = new ClientsService(dataSource.getRepository(Client));
+    service = new ClientsService(
+      dataSource.getRepository(Client),
+      new CountCache(0),
+      new ClientsCursorCodec(Buffer.from('secret')),
+    );
     await insertLinks(dataSource, [{ id: 'l1' }, { id: 'l2' }]);
     await insertClients(dataSource, [
       {
@@ -50,23 +58,33 @@ describe('ClientsService', () => {
   });
 
   it('combines filters and counts exactly', async () => {
-    const page = await service.list(query({ linkId: 'l1', isDeleted: true, status: 'connected' }));
-    expect(page.data.map((c) => c.id)).toEqual(['c2']);
-    expect(page.meta).toEqual({ page: 1, limit: 100, total: 1, totalPages: 1 });
+    const page = await listed(service, { linkId: 'l1', isDeleted: true, status: 'connected' });
+    expect(page.data.map((c: { id: string }) => c.id)).toEqual(['c2']);
+    expect(page.meta).toEqual({ page: 1, limit: 100, total: 1, totalPages: 1, nextCursor: null });
   });
 
   it('pages with offset and limit', async () => {
-    const page = await service.list(query({ page: 2, limit: 2 }));
-    expect(page.data.map((c) => c.id)).toEqual(['c3']);
-    expect(page.meta).toEqual({ page: 2, limit: 2, total: 3, totalPages: 2 });
+    const first = await listed(service, { page: 1, limit: 2 });
+    expect(first.data.map((c: { id: string }) => c.id)).toEqual(['c1', 'c2']);
+    expect(first.meta.nextCursor).toEqual(expect.any(String));
+    const second = await listed(service, { page: 2, limit: 2 });
+    expect(second.data.map((c: { id: string }) => c.id)).toEqual(['c3']);
+    expect(second.meta).toEqual({ page: 2, limit: 2, total: 3, totalPages: 2, nextCursor: null });
+  });
+
+  it('continues from a cursor', async () => {
+    const first = await listed(service, { limit: 1 });
+    const next = await listed(service, { limit: 5, cursor: first.meta.nextCursor });
+    expect(next.data.map((c: { id: string }) => c.id)).toEqual(['c2', 'c3']);
+    expect(next.meta).toEqual({ limit: 5, nextCursor: null });
   });
 
   it('answers a link id with NUL without querying', async () => {
-    const spy = jest.spyOn(dataSource.getRepository(Client), 'createQueryBuilder');
+    const spy = jest.spyOn(dataSource.getRepository(Client), 'query');
     try {
-      await expect(service.list(query({ linkId: 'l1\u0000' }))).resolves.toEqual({
+      await expect(listed(service, { linkId: 'l1\u0000' })).resolves.toEqual({
         data: [],
-        meta: { page: 1, limit: 100, total: 0, totalPages: 0 },
+        meta: { page: 1, limit: 100, total: 0, totalPages: 0, nextCursor: null },
       });
       expect(spy).not.toHaveBeenCalled();
     } finally {

@@ -1,26 +1,59 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository, SelectQueryBuilder } from 'typeorm';
+import { Repository } from 'typeorm';
+import { CountCache } from '../common/count-cache';
 import { isStorableText } from '../database/storable-text';
 import { Client } from './client.entity';
+import { ClientsCursorCodec, CursorPosition } from './clients-cursor';
+import { ClientFilters, countQuery, PageRow, pageQuery } from './clients.sql';
 import { ClientResponse } from './dto/client.response';
-import { ClientsPageResponse } from './dto/clients-page.response';
 import { ListClientsQuery } from './dto/list-clients.query';
+
+const CURSOR_REASONS = {
+  malformed: 'is not a cursor issued by this service',
+  'other-filters': 'was issued for other filters; repeat the filters it came with',
+};
+
+interface Page {
+  dataJson: string;
+  nextCursor: string | null;
+}
 
 @Injectable()
 export class ClientsService {
-  constructor(@InjectRepository(Client) private readonly clients: Repository<Client>) {}
+  constructor(
+    @InjectRepository(Client) private readonly clients: Repository<Client>,
+    private readonly totals: CountCache,
+    private readonly cursors: ClientsCursorCodec,
+  ) {}
 
-  async list(query: ListClientsQuery): Promise<ClientsPageResponse> {
-    const { page, limit } = query;
-    // A link id with NUL matches nothing (CONTRACT §2), and PostgreSQL would reject the query.
-    const [rows, total] = isStorableText(query.linkId ?? '')
-      ? await Promise.all([this.page(query), this.count(query)])
-      : [[], 0];
-    return {
-      data: rows.map(ClientResponse.from),
-      meta: { page, limit, total, totalPages: Math.ceil(total / limit) },
+  /** The JSON text of a List Clients response (CONTRACT §2), rendered by PostgreSQL. */
+  async list(query: ListClientsQuery): Promise<string> {
+    const { limit, cursor } = query;
+    const filters: ClientFilters = {
+      linkId: query.linkId,
+      isDeleted: query.isDeleted,
+      status: query.status,
     };
+    const filtersKey = JSON.stringify([filters.linkId, filters.isDeleted, filters.status]);
+    if (cursor !== undefined) {
+      const after = this.cursors.decode(cursor, filtersKey);
+      if (typeof after === 'string') {
+        throw new BadRequestException({
+          message: 'Invalid query parameters',
+          errors: [{ name: 'cursor', reason: CURSOR_REASONS[after] }],
+        });
+      }
+      const { dataJson, nextCursor } = await this.page(filters, filtersKey, limit, { after });
+      return `{"data":${dataJson},"meta":${JSON.stringify({ limit, nextCursor })}}`;
+    }
+    const page = query.page ?? 1;
+    const [{ dataJson, nextCursor }, total] = await Promise.all([
+      this.page(filters, filtersKey, limit, { offset: (page - 1) * limit }),
+      this.totals.get(filtersKey, () => this.count(filters)),
+    ]);
+    const meta = { page, limit, total, totalPages: Math.ceil(total / limit), nextCursor };
+    return `{"data":${dataJson},"meta":${JSON.stringify(meta)}}`;
   }
 
   async findOne(id: string): Promise<ClientResponse> {
@@ -29,28 +62,26 @@ export class ClientsService {
     return ClientResponse.from(client);
   }
 
-  private page(query: ListClientsQuery): Promise<Client[]> {
-    return this.filtered(query)
-      .orderBy('client.createdAt', 'ASC')
-      .addOrderBy('client.id COLLATE "C"', 'ASC')
-      .offset((query.page - 1) * query.limit)
-      .limit(query.limit)
-      .getMany();
+  private async page(
+    filters: ClientFilters,
+    filtersKey: string,
+    limit: number,
+    from: { offset: number } | { after: CursorPosition },
+  ): Promise<Page> {
+    // A link id with NUL matches nothing (CONTRACT §2), and PostgreSQL would reject the query.
+    if (!isStorableText(filters.linkId ?? '')) return { dataJson: '[]', nextCursor: null };
+    const { text, params } = pageQuery(filters, limit, from);
+    const [row] = await this.clients.query<PageRow[]>(text, params);
+    const next = row.hasMore
+      ? { createdAt: row.lastCreatedAt as string, id: row.lastId as string }
+      : null;
+    return { dataJson: row.dataJson, nextCursor: next && this.cursors.encode(next, filtersKey) };
   }
 
-  // count(*) rather than getCount(), which counts DISTINCT ids: the same answer, more work.
-  private async count(query: ListClientsQuery): Promise<number> {
-    const row = await this.filtered(query)
-      .select('count(*)', 'total')
-      .getRawOne<{ total: string }>();
-    return Number(row?.total ?? 0);
-  }
-
-  private filtered({ linkId, isDeleted, status }: ListClientsQuery): SelectQueryBuilder<Client> {
-    const builder = this.clients.createQueryBuilder('client');
-    if (linkId !== undefined) builder.andWhere('client.linkId = :linkId', { linkId });
-    if (isDeleted !== undefined) builder.andWhere('client.isDeleted = :isDeleted', { isDeleted });
-    if (status !== undefined) builder.andWhere('client.status = :status', { status });
-    return builder;
+  private async count(filters: ClientFilters): Promise<number> {
+    if (!isStorableText(filters.linkId ?? '')) return 0;
+    const { text, params } = countQuery(filters);
+    const [row] = await this.clients.query<{ total: string }[]>(text, params);
+    return Number(row.total);
   }
 }

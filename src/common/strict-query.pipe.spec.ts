@@ -22,7 +22,7 @@ describe('StrictQueryPipe with ListClientsQuery', () => {
   it('fills the defaults', () => {
     const dto = run('');
     expect(dto).toBeInstanceOf(ListClientsQuery);
-    expect({ ...(dto as object) }).toEqual({ page: 1, limit: 100 });
+    expect({ ...(dto as object) }).toEqual({ limit: 100 }); // page 1 is applied by the service
   });
 
   it('converts each valid value exactly', () => {

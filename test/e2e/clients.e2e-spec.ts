@@ -55,7 +55,7 @@ describe('Clients', () => {
         .expect('Content-Type', /^application\/json/);
       expect(res.body).toEqual({
         data: ORDERED.map(asClientJson),
-        meta: { page: 1, limit: 100, total: CLIENTS.length, totalPages: 1 },
+        meta: { page: 1, limit: 100, total: CLIENTS.length, totalPages: 1, nextCursor: null },
       });
       expect(res.body.data.slice(1, 6).map((c: { id: string }) => c.id)).toEqual([
         '10',
@@ -80,7 +80,13 @@ describe('Clients', () => {
         'createdAt',
         'updatedAt',
       ]);
-      expect(Object.keys(res.body.meta)).toEqual(['page', 'limit', 'total', 'totalPages']);
+      expect(Object.keys(res.body.meta)).toEqual([
+        'page',
+        'limit',
+        'total',
+        'totalPages',
+        'nextCursor',
+      ]);
     });
 
     const linkIds = [undefined, 'link-a', 'link-b', "link-'c' ✓", 'no-such-link'];
@@ -112,6 +118,7 @@ describe('Clients', () => {
           limit: 100,
           total: expected.length,
           totalPages: Math.ceil(expected.length / 100),
+          nextCursor: null,
         },
       });
     });
@@ -127,7 +134,13 @@ describe('Clients', () => {
       const seen: string[] = [];
       for (let page = 1; page <= 5; page++) {
         const res = await get(`/api/data/clients?page=${page}&limit=3`).expect(200);
-        expect(res.body.meta).toEqual({ page, limit: 3, total: 12, totalPages: 4 });
+        expect(res.body.meta).toEqual({
+          page,
+          limit: 3,
+          total: 12,
+          totalPages: 4,
+          nextCursor: page < 4 ? expect.any(String) : null,
+        });
         expect(res.body.data).toEqual(ORDERED.slice((page - 1) * 3, page * 3).map(asClientJson));
         seen.push(...res.body.data.map((c: { id: string }) => c.id));
       }
@@ -144,6 +157,7 @@ describe('Clients', () => {
           limit: 2,
           total: connected.length,
           totalPages: Math.ceil(connected.length / 2),
+          nextCursor: null,
         },
       });
     });
@@ -159,12 +173,18 @@ describe('Clients', () => {
       ['a link id with NUL', 'linkId=link-a%00', { page: 1, limit: 100, total: 0, totalPages: 0 }],
     ])('answers %s with an empty page and exact meta', async (_case, query, meta) => {
       const res = await get(`/api/data/clients?${query}`).expect(200);
-      expect(res.body).toEqual({ data: [], meta });
+      expect(res.body).toEqual({ data: [], meta: { ...meta, nextCursor: null } });
     });
 
     it('reads page and limit as decimal, leading zeros included', async () => {
       const res = await get('/api/data/clients?page=002&limit=0005').expect(200);
-      expect(res.body.meta).toEqual({ page: 2, limit: 5, total: 12, totalPages: 3 });
+      expect(res.body.meta).toEqual({
+        page: 2,
+        limit: 5,
+        total: 12,
+        totalPages: 3,
+        nextCursor: expect.any(String),
+      });
       expect(res.body.data).toEqual(ORDERED.slice(5, 10).map(asClientJson));
     });
 

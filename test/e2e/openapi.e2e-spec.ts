@@ -45,7 +45,14 @@ describe('OpenAPI document', () => {
   it('lists the List Clients parameters with their rules', () => {
     const parameters = document.paths['/api/data/clients'].get.parameters;
     const byName = Object.fromEntries(parameters.map((p: { name: string }) => [p.name, p]));
-    expect(Object.keys(byName).sort()).toEqual(['isDeleted', 'limit', 'linkId', 'page', 'status']);
+    expect(Object.keys(byName).sort()).toEqual([
+      'cursor',
+      'isDeleted',
+      'limit',
+      'linkId',
+      'page',
+      'status',
+    ]);
     for (const parameter of parameters)
       expect(parameter).toMatchObject({ in: 'query', required: false });
     expect(byName.page.schema).toMatchObject({
@@ -131,6 +138,16 @@ describe('OpenAPI document', () => {
       checker.expectValid(res, path);
     },
   );
+
+  it('cursor responses validate against the document', async () => {
+    const first = await server().get('/api/data/clients?limit=1').set(AUTH).expect(200);
+    checker.expectValid(first, '/api/data/clients');
+    expect(first.body.meta.nextCursor).toEqual(expect.any(String));
+    const next = server().get(`/api/data/clients?cursor=${first.body.meta.nextCursor}`);
+    checker.expectValid(await next.set(AUTH).expect(200), '/api/data/clients');
+    const bad = await server().get('/api/data/clients?cursor=x&page=1').set(AUTH).expect(400);
+    checker.expectValid(bad, '/api/data/clients');
+  });
 
   it('a 405 validates against the document', async () => {
     const res = await server().delete('/api/data/clients/client-1').set(AUTH).expect(405);

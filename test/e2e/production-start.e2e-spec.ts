@@ -70,7 +70,7 @@ describe('production start', () => {
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({
         data: [],
-        meta: { page: 1, limit: 100, total: 0, totalPages: 0 },
+        meta: { page: 1, limit: 100, total: 0, totalPages: 0, nextCursor: null },
       });
     } finally {
       const exited = new Promise<number | null>((resolve) => api.once('exit', resolve));

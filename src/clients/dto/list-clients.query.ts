@@ -1,6 +1,16 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, TransformFnParams } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  Min,
+  ValidateBy,
+} from 'class-validator';
 
 export const FILTERABLE_STATUSES = ['new', 'connected'] as const;
 export const MAX_PAGE = 2147483647;
@@ -18,6 +28,17 @@ const exactBoolean = ({ value }: TransformFnParams): unknown =>
 const pageRule = { message: `must be an integer from 1 to ${MAX_PAGE}` };
 const limitRule = { message: `must be an integer from 1 to ${MAX_LIMIT}` };
 const linkIdRule = { message: 'must be a non-empty string of at most 255 characters' };
+const cursorRule = { message: 'must be a nextCursor value from an earlier response' };
+
+// CONTRACT §2: a cursor continues a walk, a page number starts one; both at once is a 400.
+const NotCombinedWith = (other: 'page' | 'cursor') =>
+  ValidateBy({
+    name: 'notCombinedWith',
+    validator: {
+      validate: (_value, args) => (args?.object as ListClientsQuery)[other] === undefined,
+      defaultMessage: () => `cannot be combined with ${other}`,
+    },
+  });
 
 /** CONTRACT §2 "List Clients query parameters", in executable form. */
 export class ListClientsQuery {
@@ -28,11 +49,13 @@ export class ListClientsQuery {
     maximum: MAX_PAGE,
     default: 1,
   })
+  @IsOptional()
   @Transform(digitsToNumber)
   @IsInt(pageRule)
   @Min(1, pageRule)
   @Max(MAX_PAGE, pageRule)
-  page = 1;
+  @NotCombinedWith('cursor')
+  page?: number; // Left unset when absent, so a page given with a cursor can be told apart.
 
   @ApiPropertyOptional({
     description: 'Items per page (decimal digits only)',
@@ -67,4 +90,15 @@ export class ListClientsQuery {
   @IsOptional()
   @IsIn(FILTERABLE_STATUSES, { message: `must be one of: ${FILTERABLE_STATUSES.join(', ')}` })
   status?: (typeof FILTERABLE_STATUSES)[number];
+
+  @ApiPropertyOptional({
+    description:
+      'Continue after the last item of an earlier response: its meta.nextCursor, with the same ' +
+      'filters (any limit). Cannot be combined with page.',
+  })
+  @IsOptional()
+  @IsString(cursorRule)
+  @Length(1, 2048, cursorRule)
+  @NotCombinedWith('page')
+  cursor?: string;
 }

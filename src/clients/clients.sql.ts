@@ -1,0 +1,101 @@
+import { CursorPosition } from './clients-cursor';
+
+export interface ClientFilters {
+  linkId?: string;
+  isDeleted?: boolean;
+  status?: string;
+}
+
+export interface SqlQuery {
+  text: string;
+  params: unknown[];
+}
+
+/** A page as PostgreSQL renders it: the JSON text of its rows, and where the next one starts. */
+export interface PageRow {
+  dataJson: string;
+  lastCreatedAt: string | null;
+  lastId: string | null;
+  hasMore: boolean;
+}
+
+// Timestamps as the JSON shows them (milliseconds, like Date#toISOString) and as cursors keep
+// them (microseconds, PostgreSQL's precision).
+const isoMillis = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const isoMicros = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+// CONTRACT §1: exactly these fields, in this order.
+const CLIENT_JSON = `json_build_object(
+  'id', c.id, 'linkId', c.link_id, 'isDeleted', c.is_deleted, 'status', c.status,
+  'createdAt', ${isoMillis('c.created_at')}, 'updatedAt', ${isoMillis('c.updated_at')})`;
+
+// CONTRACT §2 order: createdAt, then id in byte order whatever the database locale. The list
+// indexes are built on exactly these expressions.
+const ORDER = 'created_at, id COLLATE "C"';
+
+/** Collects bind parameters: every value reaches PostgreSQL as a parameter, never as SQL. */
+class Params {
+  readonly values: unknown[] = [];
+
+  bind(value: unknown, type: string): string {
+    this.values.push(value);
+    return `$${this.values.length}::${type}`;
+  }
+}
+
+function filterConditions({ linkId, isDeleted, status }: ClientFilters, params: Params): string[] {
+  const conditions: string[] = [];
+  if (linkId !== undefined) conditions.push(`link_id = ${params.bind(linkId, 'text')}`);
+  if (isDeleted !== undefined) conditions.push(`is_deleted = ${params.bind(isDeleted, 'boolean')}`);
+  if (status !== undefined) conditions.push(`status = ${params.bind(status, 'text')}`);
+  return conditions;
+}
+
+const where = (conditions: string[]) =>
+  conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+
+export function countQuery(filters: ClientFilters): SqlQuery {
+  const params = new Params();
+  const text = `SELECT count(*) AS total FROM clients ${where(filterConditions(filters, params))}`;
+  return { text, params: params.values };
+}
+
+/**
+ * One page: `limit` rows after `offset` rows, or after a cursor position, plus one more row to
+ * tell whether another page follows. The page's keys come from an ordering index alone (an
+ * index-only scan, however deep the offset); only the page's own rows are then read, and
+ * PostgreSQL renders them as JSON.
+ */
+export function pageQuery(
+  filters: ClientFilters,
+  limit: number,
+  from: { offset: number } | { after: CursorPosition },
+): SqlQuery {
+  const params = new Params();
+  const conditions = filterConditions(filters, params);
+  if ('after' in from) {
+    const createdAt = params.bind(from.after.createdAt, 'timestamptz');
+    const id = params.bind(from.after.id, 'text');
+    conditions.push(`(created_at, id COLLATE "C") > (${createdAt}, ${id} COLLATE "C")`);
+  }
+  const offset = 'offset' in from ? params.bind(from.offset, 'bigint') : '0';
+  const size = params.bind(limit, 'int');
+  const text = `
+    WITH page_keys AS (
+      SELECT id, created_at, row_number() OVER (ORDER BY ${ORDER}) AS n
+      FROM (
+        SELECT id, created_at FROM clients ${where(conditions)}
+        ORDER BY ${ORDER} OFFSET ${offset} LIMIT ${size} + 1
+      ) AS keys
+    )
+    SELECT
+      coalesce(json_agg(${CLIENT_JSON} ORDER BY k.n) FILTER (WHERE k.n <= ${size}), '[]')::text
+        AS "dataJson",
+      max(${isoMicros('k.created_at')}) FILTER (WHERE k.n = ${size}) AS "lastCreatedAt",
+      max(k.id COLLATE "C") FILTER (WHERE k.n = ${size}) AS "lastId",
+      count(*) > ${size} AS "hasMore"
+    FROM page_keys AS k JOIN clients AS c ON c.id = k.id`;
+  return { text, params: params.values };
+}

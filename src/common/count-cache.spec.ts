@@ -1,0 +1,86 @@
+import { CountCache } from './count-cache';
+
+describe('CountCache', () => {
+  let clock: number;
+  const now = () => clock;
+  beforeEach(() => {
+    clock = 1_000;
+  });
+
+  const counter = () => {
+    let calls = 0;
+    return {
+      count: () => Promise.resolve(++calls),
+      calls: () => calls,
+    };
+  };
+
+  it('serves a total until it is ttl old, then counts again', async () => {
+    const cache = new CountCache(2000, 10, now);
+    const { count, calls } = counter();
+    await expect(cache.get('k', count)).resolves.toBe(1);
+    clock += 1999;
+    await expect(cache.get('k', count)).resolves.toBe(1);
+    clock += 1;
+    await expect(cache.get('k', count)).resolves.toBe(2);
+    expect(calls()).toBe(2);
+  });
+
+  it('counts on every call with ttl 0', async () => {
+    const cache = new CountCache(0, 10, now);
+    const { count, calls } = counter();
+    await Promise.all([cache.get('k', count), cache.get('k', count), cache.get('k', count)]);
+    expect(calls()).toBe(3);
+  });
+
+  it('keys by filter combination', async () => {
+    const cache = new CountCache(2000, 10, now);
+    await expect(cache.get('a', () => Promise.resolve(1))).resolves.toBe(1);
+    await expect(cache.get('b', () => Promise.resolve(2))).resolves.toBe(2);
+    await expect(cache.get('a', () => Promise.resolve(3))).resolves.toBe(1);
+  });
+
+  it('coalesces concurrent counts of the same key into one', async () => {
+    const cache = new CountCache(2000, 10, now);
+    let release: (total: number) => void = () => undefined;
+    let calls = 0;
+    const slowCount = () => {
+      calls++;
+      return new Promise<number>((resolve) => (release = resolve));
+    };
+    const waiting = [
+      cache.get('k', slowCount),
+      cache.get('k', slowCount),
+      cache.get('k', slowCount),
+    ];
+    release(42);
+    await expect(Promise.all(waiting)).resolves.toEqual([42, 42, 42]);
+    expect(calls).toBe(1);
+  });
+
+  it('does not keep a failed count', async () => {
+    const cache = new CountCache(2000, 10, now);
+    await expect(cache.get('k', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    await expect(cache.get('k', () => Promise.resolve(7))).resolves.toBe(7);
+  });
+
+  it('measures age from when the count started, not when it finished', async () => {
+    const cache = new CountCache(2000, 10, now);
+    let release: (total: number) => void = () => undefined;
+    const first = cache.get('k', () => new Promise<number>((resolve) => (release = resolve)));
+    clock += 1500; // the count is slow
+    release(1);
+    await first;
+    clock += 500;
+    await expect(cache.get('k', () => Promise.resolve(2))).resolves.toBe(2);
+  });
+
+  it('holds at most maxEntries keys, evicting the oldest', async () => {
+    const cache = new CountCache(60_000, 2, now);
+    await cache.get('a', () => Promise.resolve(1));
+    await cache.get('b', () => Promise.resolve(2));
+    await cache.get('c', () => Promise.resolve(3));
+    await expect(cache.get('a', () => Promise.resolve(10))).resolves.toBe(10);
+    await expect(cache.get('c', () => Promise.resolve(30))).resolves.toBe(3);
+  });
+});

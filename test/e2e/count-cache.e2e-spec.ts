@@ -1,0 +1,61 @@
+import request from 'supertest';
+import { AUTH, createTestApp, TestApp } from '../support/create-app';
+import { insertClients, insertLinks } from '../support/fixtures';
+
+const TTL_MS = 1500;
+
+// CONTRACT §2: a total may be up to COUNT_CACHE_TTL_MS old; the rows are always fresh.
+describe('List Clients totals with COUNT_CACHE_TTL_MS', () => {
+  let t: TestApp;
+  const list = async (query = '') =>
+    (await request(t.app.getHttpServer()).get(`/api/data/clients?${query}`).set(AUTH).expect(200))
+      .body;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { COUNT_CACHE_TTL_MS: String(TTL_MS) } });
+    await insertLinks(t.dataSource, [{ id: 'link-1' }]);
+    await insertClients(t.dataSource, [{ id: 'c-1', linkId: 'link-1', status: 'new' }]);
+  });
+  afterAll(() => t.close());
+
+  it('serves a cached total within the TTL, with fresh rows, and recounts after it', async () => {
+    const started = Date.now();
+    expect((await list()).meta.total).toBe(1);
+    await insertClients(t.dataSource, [{ id: 'c-2', linkId: 'link-1', status: 'new' }]);
+    const cached = await list();
+    if (Date.now() - started < TTL_MS) {
+      expect(cached.meta.total).toBe(1);
+    }
+    expect(cached.data.map((c: { id: string }) => c.id)).toEqual(['c-1', 'c-2']);
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 50 - (Date.now() - started)));
+    expect((await list()).meta.total).toBe(2);
+  });
+
+  it('caches each filter combination separately', async () => {
+    expect((await list('status=new')).meta.total).toBe(2);
+    expect((await list('status=connected')).meta.total).toBe(0);
+    expect((await list('linkId=link-1&status=new')).meta.total).toBe(2);
+  });
+});
+
+describe('List Clients totals with COUNT_CACHE_TTL_MS=0', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    process.env.DATABASE_URL += '_uncached';
+    t = await createTestApp({ env: { COUNT_CACHE_TTL_MS: '0' } });
+    await insertLinks(t.dataSource, [{ id: 'link-1' }]);
+  });
+  afterAll(() => t.close());
+
+  it('counts on every request', async () => {
+    for (let i = 1; i <= 3; i++) {
+      await insertClients(t.dataSource, [{ id: `c-${i}`, linkId: 'link-1', status: 'new' }]);
+      const res = await request(t.app.getHttpServer())
+        .get('/api/data/clients')
+        .set(AUTH)
+        .expect(200);
+      expect(res.body.meta.total).toBe(i);
+    }
+  });
+});
