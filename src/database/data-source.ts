@@ -2,6 +2,7 @@ import { DataSourceOptions } from 'typeorm';
 import { Client } from '../clients/client.entity';
 import { Link } from '../links/link.entity';
 import { CreateLinksAndClients1767225600000 } from './migrations/1767225600000-CreateLinksAndClients';
+import { CoverListQueries1767398400000 } from './migrations/1767398400000-CoverListQueries';
 
 export interface DatabaseSettings {
   url: string;
@@ -14,7 +15,9 @@ export function dataSourceOptions({ url, timeoutMs }: DatabaseSettings): DataSou
     type: 'postgres',
     url,
     entities: [Link, Client],
-    migrations: [CreateLinksAndClients1767225600000],
+    migrations: [CreateLinksAndClients1767225600000, CoverListQueries1767398400000],
+    // Each migration in its own transaction, or none where it builds indexes concurrently.
+    migrationsTransactionMode: 'each',
     synchronize: false,
     migrationsRun: false,
     // CONTRACT §5: DATABASE_TIMEOUT_MS bounds both the wait for a pooled connection and the

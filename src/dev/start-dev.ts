@@ -46,7 +46,7 @@ async function prepareDatabase(): Promise<void> {
   );
   await dataSource.initialize();
   try {
-    await dataSource.runMigrations({ transaction: 'each' });
+    await dataSource.runMigrations();
     if (await seedDemoData(dataSource)) console.log('Seeded the demo data set.');
   } finally {
     await dataSource.destroy();

@@ -23,7 +23,7 @@ export async function createSuiteDatabase(): Promise<DataSource> {
     dataSourceOptions({ url: process.env.DATABASE_URL as string, timeoutMs: 10000 }),
   );
   await dataSource.initialize();
-  await dataSource.runMigrations({ transaction: 'each' });
+  await dataSource.runMigrations();
   return dataSource;
 }
 

@@ -1,0 +1,94 @@
+import { DataSource } from 'typeorm';
+import { countQuery, pageQuery, SqlQuery } from '../../src/clients/clients.sql';
+import { createSuiteDatabase, dropSuiteDatabase } from '../support/database';
+
+const ROWS = 120_000;
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Plan Rows': number;
+  Plans?: PlanNode[];
+}
+
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+// CONTRACT §2 and the performance issue: every List Clients query reads an index in list
+// order. A sequential scan of clients, or a sort of more rows than a page, fails the test.
+describe('List Clients query plans on a large table', () => {
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    dataSource = await createSuiteDatabase();
+    await dataSource.query(`
+      INSERT INTO links (id, created_at, updated_at)
+      SELECT 'link-' || i, now(), now() FROM generate_series(1, 200) AS i`);
+    // Skewed like production: link-1 holds a sixth of the clients; 60 % connected, 35 % new.
+    await dataSource.query(
+      `INSERT INTO clients (id, link_id, is_deleted, status, created_at, updated_at)
+       SELECT 'client-' || i,
+              'link-' || CASE WHEN i % 6 = 0 THEN 1 ELSE 1 + i % 200 END,
+              i % 10 = 0,
+              CASE WHEN i % 20 < 12 THEN 'connected' WHEN i % 20 < 19 THEN 'new' ELSE 'suspended' END,
+              timestamptz '2024-01-01' + (i % 100000) * interval '10 minutes',
+              now()
+       FROM generate_series(1, $1) AS i`,
+      [ROWS],
+    );
+    await dataSource.query('VACUUM ANALYZE clients');
+  }, 120_000);
+  afterAll(() => dropSuiteDatabase(dataSource));
+
+  async function planOf({ text, params }: SqlQuery): Promise<PlanNode[]> {
+    const [row] = await dataSource.query(`EXPLAIN (FORMAT JSON) ${text}`, params);
+    return nodesOf(row['QUERY PLAN'][0].Plan);
+  }
+
+  const filterSets = ['', 'link-1', 'link-7'].flatMap((linkId) =>
+    [undefined, true, false].flatMap((isDeleted) =>
+      [undefined, 'new', 'connected'].map((status) => ({
+        ...(linkId && { linkId }),
+        ...(isDeleted !== undefined && { isDeleted }),
+        ...(status && { status }),
+      })),
+    ),
+  );
+  const LIMIT = 100;
+  const from = [
+    ['page 1', { offset: 0 }],
+    ['page 200', { offset: 199 * LIMIT }],
+    [
+      'a cursor deep in the list',
+      { after: { createdAt: '2025-06-01T00:00:00.000000Z', id: 'client-5' } },
+    ],
+  ] as const;
+
+  it.each(
+    filterSets.flatMap((filters) =>
+      from.map(([name, start]) => [JSON.stringify(filters), name, filters, start] as const),
+    ),
+  )('page query %s, %s: index scan, no large sort', async (_filters, _position, filters, start) => {
+    const nodes = await planOf(pageQuery(filters, LIMIT, start));
+    const clientScans = nodes.filter((node) => node['Relation Name'] === 'clients');
+    expect(clientScans.map((node) => node['Node Type'])).not.toContain('Seq Scan');
+    expect(clientScans.some((node) => node['Node Type'] === 'Index Only Scan')).toBe(true);
+    for (const sort of nodes.filter((node) => node['Node Type'].endsWith('Sort'))) {
+      expect(sort['Plan Rows']).toBeLessThanOrEqual(LIMIT + 1);
+    }
+  });
+
+  // Counting most of the table is cheapest as a sequential scan, and the planner rightly picks
+  // one (the count cache absorbs that cost); a count over a selective filter must not.
+  const selective = filterSets.filter(
+    (filters) => 'linkId' in filters || filters.isDeleted === true,
+  );
+  it.each(selective.map((filters) => [JSON.stringify(filters), filters] as const))(
+    'count query %s: no sequential scan',
+    async (_filters, filters) => {
+      const nodes = await planOf(countQuery(filters));
+      const clientScans = nodes.filter((node) => node['Relation Name'] === 'clients');
+      expect(clientScans.map((node) => node['Node Type'])).not.toContain('Seq Scan');
+    },
+  );
+});
