@@ -1,3 +1,4 @@
+import { isoMicros, isoMillis, LIST_ORDER } from '../database/sql-json';
 import { CursorPosition } from './clients-cursor';
 
 export interface ClientFilters {
@@ -19,21 +20,10 @@ export interface PageRow {
   hasMore: boolean;
 }
 
-// Timestamps as the JSON shows them (milliseconds, like Date#toISOString) and as cursors keep
-// them (microseconds, PostgreSQL's precision).
-const isoMillis = (column: string) =>
-  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const isoMicros = (column: string) =>
-  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-
 // CONTRACT §1: exactly these fields, in this order.
 const CLIENT_JSON = `json_build_object(
   'id', c.id, 'linkId', c.link_id, 'isDeleted', c.is_deleted, 'status', c.status,
   'createdAt', ${isoMillis('c.created_at')}, 'updatedAt', ${isoMillis('c.updated_at')})`;
-
-// CONTRACT §2 order: createdAt, then id in byte order whatever the database locale. The list
-// indexes are built on exactly these expressions.
-const ORDER = 'created_at, id COLLATE "C"';
 
 /** Collects bind parameters: every value reaches PostgreSQL as a parameter, never as SQL. */
 class Params {
@@ -84,10 +74,10 @@ export function pageQuery(
   const size = params.bind(limit, 'int');
   const text = `
     WITH page_keys AS (
-      SELECT id, created_at, row_number() OVER (ORDER BY ${ORDER}) AS n
+      SELECT id, created_at, row_number() OVER (ORDER BY ${LIST_ORDER}) AS n
       FROM (
         SELECT id, created_at FROM clients ${where(conditions)}
-        ORDER BY ${ORDER} OFFSET ${offset} LIMIT ${size} + 1
+        ORDER BY ${LIST_ORDER} OFFSET ${offset} LIMIT ${size} + 1
       ) AS keys
     )
     SELECT

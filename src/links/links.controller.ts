@@ -1,4 +1,12 @@
-import { All, Controller, Get, MethodNotAllowedException, Param, Query } from '@nestjs/common';
+import {
+  All,
+  Controller,
+  Get,
+  MethodNotAllowedException,
+  Param,
+  Query,
+  StreamableFile,
+} from '@nestjs/common';
 import {
   ApiExcludeEndpoint,
   ApiOkResponse,
@@ -21,8 +29,12 @@ export class LinksController {
   @ApiOperation({ operationId: 'listLinks', summary: 'List every link, by createdAt then id' })
   @ApiOkResponse({ type: LinksListResponse })
   @ApiErrorResponses(400)
-  list(@Query() _query: NoQueryParams): Promise<LinksListResponse> {
-    return this.linksService.list();
+  async list(@Query() _query: NoQueryParams): Promise<StreamableFile> {
+    const json = await this.linksService.list();
+    // Past the first byte a failure can only cut the response short; an end would look complete.
+    return new StreamableFile(json, { type: 'application/json; charset=utf-8' }).setErrorHandler(
+      (_error, res) => res.destroy?.(),
+    );
   }
 
   @Get(':id')

@@ -1,9 +1,16 @@
 import { NotFoundException } from '@nestjs/common';
+import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
 import { createSuiteDatabase, dropSuiteDatabase } from '../../test/support/database';
 import { insertLinks } from '../../test/support/fixtures';
 import { Link } from './link.entity';
-import { LinksService } from './links.service';
+import { LINKS_BATCH_SIZE, LinksService } from './links.service';
+
+async function readJson(stream: Readable) {
+  let text = '';
+  for await (const chunk of stream) text += chunk;
+  return JSON.parse(text);
+}
 
 describe('LinksService', () => {
   let dataSource: DataSource;
@@ -21,9 +28,29 @@ describe('LinksService', () => {
   afterAll(() => dropSuiteDatabase(dataSource));
 
   it('lists by createdAt then id, with the total', async () => {
-    const list = await service.list();
-    expect(list.data.map((l) => l.id)).toEqual(['early', 'a', 'b']);
+    const list = await readJson(await service.list());
+    expect(list.data.map((l: { id: string }) => l.id)).toEqual(['early', 'a', 'b']);
     expect(list.meta).toEqual({ total: 3 });
+  });
+
+  it('streams more links than one batch, in order, across ties at the batch boundary', async () => {
+    const extra = LINKS_BATCH_SIZE * 2 + 1;
+    await dataSource.query(
+      `INSERT INTO links (id, created_at, updated_at)
+       SELECT 'bulk-' || i, timestamptz '2026-06-01', timestamptz '2026-06-01'
+       FROM generate_series(1, $1) AS i`,
+      [extra],
+    );
+    try {
+      const list = await readJson(await service.list());
+      const bulk = Array.from({ length: extra }, (_, i) => `bulk-${i + 1}`).sort((x, y) =>
+        Buffer.compare(Buffer.from(x), Buffer.from(y)),
+      );
+      expect(list.meta).toEqual({ total: extra + 3 });
+      expect(list.data.map((l: { id: string }) => l.id)).toEqual(['early', 'a', 'b', ...bulk]);
+    } finally {
+      await dataSource.query(`DELETE FROM links WHERE id LIKE 'bulk-%'`);
+    }
   });
 
   it('finds one and maps it', async () => {

@@ -1,27 +1,52 @@
+import { Readable } from 'node:stream';
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { isStorableText } from '../database/storable-text';
 import { LinkResponse } from './dto/link.response';
-import { LinksListResponse } from './dto/links-list.response';
 import { Link } from './link.entity';
+import { LinksBatchRow, linksBatchQuery, LinkPosition } from './links.sql';
+
+// Rows per query while streaming the list: large enough that 10,000 links take one or two
+// queries, small enough that memory stays flat however many links there are.
+export const LINKS_BATCH_SIZE = 5000;
 
 @Injectable()
 export class LinksService {
   constructor(@InjectRepository(Link) private readonly links: Repository<Link>) {}
 
-  async list(): Promise<LinksListResponse> {
-    const links = await this.links
-      .createQueryBuilder('link')
-      .orderBy('link.createdAt', 'ASC')
-      .addOrderBy('link.id COLLATE "C"', 'ASC')
-      .getMany();
-    return { data: links.map(LinkResponse.from), meta: { total: links.length } };
+  /**
+   * The List Links response (CONTRACT §2) as a stream of JSON text, rendered by PostgreSQL in
+   * keyset batches. The first batch is read before anything is sent, so a database outage is
+   * still a clean 503; `total` counts the rows actually sent.
+   */
+  async list(): Promise<Readable> {
+    const first = await this.batch();
+    return Readable.from(this.listChunks(first));
   }
 
   async findOne(id: string): Promise<LinkResponse> {
     const link = isStorableText(id) ? await this.links.findOneBy({ id }) : null;
     if (!link) throw new NotFoundException('No link has this id');
     return LinkResponse.from(link);
+  }
+
+  private async *listChunks(first: LinksBatchRow): AsyncGenerator<string> {
+    yield '{"data":[';
+    let batch = first;
+    let total = 0;
+    for (;;) {
+      if (batch.rows > 0) yield (total > 0 ? ',' : '') + batch.json;
+      total += batch.rows;
+      if (batch.rows < LINKS_BATCH_SIZE) break;
+      batch = await this.batch({ createdAt: batch.lastCreatedAt!, id: batch.lastId! });
+    }
+    yield `],"meta":{"total":${total}}}`;
+  }
+
+  private async batch(after?: LinkPosition): Promise<LinksBatchRow> {
+    const { text, params } = linksBatchQuery(LINKS_BATCH_SIZE, after);
+    const [row] = await this.links.query<LinksBatchRow[]>(text, params);
+    return row;
   }
 }
