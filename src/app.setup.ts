@@ -10,6 +10,8 @@ export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false };
 /** Everything main.ts does to the app besides listening, so the e2e tests run the same wiring. */
 export function configureApp(app: NestExpressApplication): void {
   app.disable('x-powered-by');
+  // Hashing every body for a weak ETag costs CPU on each response; no consumer revalidates.
+  app.set('etag', false);
   app.set('query parser', parseQuery);
   app.use(requestIdMiddleware);
   setUpOpenApi(app);

@@ -55,7 +55,8 @@ export class ClientsController {
   @ApiParam({ name: 'id', description: 'The client id (opaque string)' })
   @ApiOkResponse({ type: ClientResponse })
   @ApiErrorResponses(400, 404)
-  get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<ClientResponse> {
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<string> {
     return this.clientsService.findOne(id);
   }
 

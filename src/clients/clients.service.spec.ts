@@ -47,7 +47,7 @@ describe('ClientsService', () => {
   afterAll(() => dropSuiteDatabase(dataSource));
 
   it('maps rows to the response shape', async () => {
-    await expect(service.findOne('c1')).resolves.toEqual({
+    expect(JSON.parse(await service.findOne('c1'))).toEqual({
       id: 'c1',
       linkId: 'l1',
       isDeleted: false,

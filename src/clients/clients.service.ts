@@ -5,8 +5,7 @@ import { CountCache } from '../common/count-cache';
 import { isStorableText } from '../database/storable-text';
 import { Client } from './client.entity';
 import { ClientsCursorCodec, CursorPosition } from './clients-cursor';
-import { ClientFilters, countQuery, PageRow, pageQuery } from './clients.sql';
-import { ClientResponse } from './dto/client.response';
+import { ClientFilters, countQuery, getQuery, PageRow, pageQuery } from './clients.sql';
 import { ListClientsQuery } from './dto/list-clients.query';
 
 const CURSOR_REASONS = {
@@ -56,10 +55,14 @@ export class ClientsService {
     return `{"data":${dataJson},"meta":${JSON.stringify(meta)}}`;
   }
 
-  async findOne(id: string): Promise<ClientResponse> {
-    const client = isStorableText(id) ? await this.clients.findOneBy({ id }) : null;
-    if (!client) throw new NotFoundException('No client has this id');
-    return ClientResponse.from(client);
+  /** The JSON text of one client, rendered by PostgreSQL. */
+  async findOne(id: string): Promise<string> {
+    const { text, params } = getQuery(id);
+    const [row] = isStorableText(id)
+      ? await this.clients.query<{ json: string }[]>(text, params)
+      : [];
+    if (!row) throw new NotFoundException('No client has this id');
+    return row.json;
   }
 
   private async page(

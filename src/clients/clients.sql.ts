@@ -46,6 +46,13 @@ function filterConditions({ linkId, isDeleted, status }: ClientFilters, params: 
 const where = (conditions: string[]) =>
   conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
 
+export function getQuery(id: string): SqlQuery {
+  return {
+    text: `SELECT ${CLIENT_JSON}::text AS json FROM clients AS c WHERE c.id = $1`,
+    params: [id],
+  };
+}
+
 export function countQuery(filters: ClientFilters): SqlQuery {
   const params = new Params();
   const text = `SELECT count(*) AS total FROM clients ${where(filterConditions(filters, params))}`;

@@ -2,6 +2,7 @@ import {
   All,
   Controller,
   Get,
+  Header,
   MethodNotAllowedException,
   Param,
   Query,
@@ -42,7 +43,8 @@ export class LinksController {
   @ApiParam({ name: 'id', description: 'The link id (opaque string)' })
   @ApiOkResponse({ type: LinkResponse })
   @ApiErrorResponses(400, 404)
-  get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<LinkResponse> {
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<string> {
     return this.linksService.findOne(id);
   }
 

@@ -54,7 +54,7 @@ describe('LinksService', () => {
   });
 
   it('finds one and maps it', async () => {
-    await expect(service.findOne('a')).resolves.toEqual({
+    expect(JSON.parse(await service.findOne('a'))).toEqual({
       id: 'a',
       createdAt: '2026-01-01T00:00:00.000Z',
       updatedAt: '2026-01-02T00:00:00.000Z',

@@ -3,9 +3,8 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { isStorableText } from '../database/storable-text';
-import { LinkResponse } from './dto/link.response';
 import { Link } from './link.entity';
-import { LinksBatchRow, linksBatchQuery, LinkPosition } from './links.sql';
+import { LinkPosition, linkQuery, LinksBatchRow, linksBatchQuery } from './links.sql';
 
 // Rows per query while streaming the list: large enough that 10,000 links take one or two
 // queries, small enough that memory stays flat however many links there are.
@@ -25,10 +24,14 @@ export class LinksService {
     return Readable.from(this.listChunks(first));
   }
 
-  async findOne(id: string): Promise<LinkResponse> {
-    const link = isStorableText(id) ? await this.links.findOneBy({ id }) : null;
-    if (!link) throw new NotFoundException('No link has this id');
-    return LinkResponse.from(link);
+  /** The JSON text of one link, rendered by PostgreSQL. */
+  async findOne(id: string): Promise<string> {
+    const { text, params } = linkQuery(id);
+    const [row] = isStorableText(id)
+      ? await this.links.query<{ json: string }[]>(text, params)
+      : [];
+    if (!row) throw new NotFoundException('No link has this id');
+    return row.json;
   }
 
   private async *listChunks(first: LinksBatchRow): AsyncGenerator<string> {

@@ -17,6 +17,10 @@ export interface LinksBatchRow {
 const LINK_JSON = `json_build_object(
   'id', id, 'createdAt', ${isoMillis('created_at')}, 'updatedAt', ${isoMillis('updated_at')})`;
 
+export function linkQuery(id: string) {
+  return { text: `SELECT ${LINK_JSON}::text AS json FROM links WHERE id = $1`, params: [id] };
+}
+
 /** Up to `size` links in list order, after `after` when given. */
 export function linksBatchQuery(size: number, after?: LinkPosition) {
   const params: unknown[] = [size];

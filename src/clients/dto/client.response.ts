@@ -1,5 +1,4 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Client } from '../client.entity';
 
 export class ClientResponse {
   @ApiProperty({ description: 'Opaque identifier', example: 'client-00001' })
@@ -22,15 +21,4 @@ export class ClientResponse {
 
   @ApiProperty({ format: 'date-time', example: '2026-01-02T03:04:05.000Z' })
   updatedAt!: string;
-
-  static from(client: Client): ClientResponse {
-    return {
-      id: client.id,
-      linkId: client.linkId,
-      isDeleted: client.isDeleted,
-      status: client.status,
-      createdAt: client.createdAt.toISOString(),
-      updatedAt: client.updatedAt.toISOString(),
-    };
-  }
 }

@@ -1,5 +1,4 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Link } from '../link.entity';
 
 export class LinkResponse {
   @ApiProperty({ description: 'Opaque identifier', example: 'link-001' })
@@ -10,12 +9,4 @@ export class LinkResponse {
 
   @ApiProperty({ format: 'date-time', example: '2026-01-02T03:04:05.000Z' })
   updatedAt!: string;
-
-  static from(link: Link): LinkResponse {
-    return {
-      id: link.id,
-      createdAt: link.createdAt.toISOString(),
-      updatedAt: link.updatedAt.toISOString(),
-    };
-  }
 }

@@ -1,0 +1,302 @@
+// `npm run bench`: measures the production server against a naive reference server
+// (bench/reference-server.mjs) on the same data, in one run, and writes bench/results/.
+// Measurements only: nothing here passes or fails on timing.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const settings = {
+  clients: Number(process.env.BENCH_CLIENTS ?? 1_000_000),
+  links: Number(process.env.BENCH_LINKS ?? 10_000),
+  seconds: Number(process.env.BENCH_SECONDS ?? 10),
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
+  memoryLinks: Number(process.env.BENCH_MEMORY_LINKS ?? 1_000_000),
+};
+const API_KEY = 'bench-key';
+const root = new URL('..', import.meta.url).pathname;
+const log = (message) => console.log(`[bench] ${message}`);
+
+async function freePort() {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function createDatabase() {
+  const name = `bench_${randomBytes(4).toString('hex')}`;
+  let serverUrl = process.env.DATABASE_URL;
+  let stopEmbedded = async () => undefined;
+  if (!serverUrl) {
+    const require = createRequire(import.meta.url);
+    const { startEmbeddedDatabase } = require(join(root, 'dist/dev/embedded-database.js'));
+    const directory = mkdtempSync(join(tmpdir(), 'links-clients-bench-'));
+    const embedded = await startEmbeddedDatabase(directory);
+    serverUrl = embedded.url;
+    stopEmbedded = async () => {
+      await embedded.stop();
+      rmSync(directory, { recursive: true, force: true });
+    };
+  }
+  await query(serverUrl, `CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await query(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await stopEmbedded();
+    },
+  };
+}
+
+async function query(url, ...statements) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const statement of statements) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+// 10K links over two years; 1M clients, a fifth of them on five hot links; ~60 % connected,
+// ~35 % new, a few other statuses; 10 % deleted; created at random over two years.
+async function loadData(url) {
+  const started = Date.now();
+  await query(
+    url,
+    `SELECT setseed(0.42)`,
+    `INSERT INTO links (id, created_at, updated_at)
+     SELECT 'link-' || i, t, t + interval '1 day'
+     FROM generate_series(1, ${settings.links}) AS i,
+          LATERAL (SELECT timestamptz '2024-11-01' + random() * interval '730 days' AS t) AS r`,
+    `INSERT INTO clients (id, link_id, is_deleted, status, created_at, updated_at)
+     SELECT 'client-' || i,
+            'link-' || CASE WHEN i % 5 = 0 THEN 1 + i % 5 ELSE 1 + (i * 7919) % ${settings.links} END,
+            i % 10 = 3,
+            CASE WHEN i % 20 < 12 THEN 'connected' WHEN i % 20 < 19 THEN 'new'
+                 WHEN i % 40 = 19 THEN 'suspended' ELSE 'pending' END,
+            t, t + interval '1 hour'
+     FROM generate_series(1, ${settings.clients}) AS i,
+          LATERAL (SELECT timestamptz '2024-11-01' + random() * interval '730 days' AS t) AS r`,
+    `VACUUM ANALYZE`,
+  );
+  return (Date.now() - started) / 1000;
+}
+
+function startServer(name, args, env, port) {
+  const child = spawn('node', args, {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      API_KEYS: API_KEY,
+      PORT: String(port),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ready = new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      if (/listening on/.test(chunk.toString())) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+  });
+  return { child, ready, port };
+}
+
+/** Samples a process's resident memory (MB) while `work` runs; returns the peak. */
+async function peakRss(pid, work) {
+  let peak = 0;
+  const sample = () => {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    if (match) peak = Math.max(peak, Number(match[1]) / 1024);
+  };
+  sample();
+  const timer = setInterval(sample, 50);
+  try {
+    const result = await work();
+    return { result, peak };
+  } finally {
+    clearInterval(timer);
+    sample();
+  }
+}
+
+async function load(port, paths, connections = settings.connections, seconds = settings.seconds) {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    duration: seconds,
+    headers: { authorization: `Bearer ${API_KEY}` },
+    requests: [{ setupRequest: (request) => ({ ...request, path: paths() }) }],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+const randomInt = (max) => 1 + Math.floor(Math.random() * max);
+
+async function cursorAtPage(port, page) {
+  const url = `http://127.0.0.1:${port}/api/data/clients?page=${page - 1}&limit=100`;
+  const res = await fetch(url, { headers: { authorization: `Bearer ${API_KEY}` } });
+  return encodeURIComponent((await res.json()).meta.nextCursor);
+}
+
+async function main() {
+  log(`settings ${JSON.stringify(settings)}`);
+  log('building the production server (npm run build)');
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  const database = await createDatabase();
+  const servers = [];
+  try {
+    const env = { DATABASE_URL: database.url };
+    execFileSync(
+      'node_modules/.bin/typeorm',
+      ['migration:run', '-d', 'dist/database/migration.data-source.js'],
+      {
+        cwd: root,
+        env: { PATH: process.env.PATH, ...env },
+        stdio: 'ignore',
+      },
+    );
+    log(`loading ${settings.clients} clients over ${settings.links} links`);
+    const loadSeconds = await loadData(database.url);
+    log(`loaded in ${loadSeconds.toFixed(1)} s`);
+
+    const ours = startServer('api', ['dist/main.js'], env, await freePort());
+    const reference = startServer(
+      'reference',
+      ['bench/reference-server.mjs'],
+      env,
+      await freePort(),
+    );
+    servers.push(ours, reference);
+    const startedAt = Date.now();
+    await ours.ready;
+    const startupMs = Date.now() - startedAt;
+    await reference.ready;
+    const [ourPort, referencePort] = [ours.port, reference.port];
+    // Page 5000 of 100 rows at the default size; smaller data sets use the deepest full page.
+    const deepPage = Math.min(5000, Math.floor(settings.clients / 100) - 1);
+    const deepCursor = await cursorAtPage(ourPort, deepPage);
+
+    const scenarios = [
+      [
+        'S1 get client by random id',
+        () => `/api/data/clients/client-${randomInt(settings.clients)}`,
+      ],
+      ['S2 list clients, no filter, page 1', () => '/api/data/clients'],
+      [
+        'S3 list by a random linkId',
+        () => `/api/data/clients?linkId=link-${randomInt(settings.links)}`,
+      ],
+      [
+        'S4 status=connected&isDeleted=false, random page 1-50',
+        () => `/api/data/clients?status=connected&isDeleted=false&page=${randomInt(50)}`,
+      ],
+      ['S5 page=5000', () => '/api/data/clients?page=5000'],
+      [
+        'S5c page 5000 by cursor',
+        () => `/api/data/clients?cursor=${deepCursor}`,
+        () => '/api/data/clients?page=5000',
+      ],
+      ['S6 list links', () => '/api/data/links'],
+    ];
+    const rows = [];
+    for (const [name, ourPaths, referencePaths = ourPaths] of scenarios) {
+      log(`${name}: ours`);
+      const mine = await peakRss(ours.child.pid, () => load(ourPort, ourPaths));
+      log(`${name}: reference`);
+      const theirs = await load(referencePort, referencePaths);
+      rows.push({ name, ours: mine.result, peakRss: mine.peak, reference: theirs });
+    }
+
+    let linksMemory = [];
+    if (settings.memoryLinks > settings.links) {
+      const listLinks = () => '/api/data/links';
+      const small = await peakRss(ours.child.pid, () => load(ourPort, listLinks, 4, 5));
+      log(`growing links to ${settings.memoryLinks} for the memory check`);
+      await query(
+        database.url,
+        `INSERT INTO links (id, created_at, updated_at)
+         SELECT 'bulk-' || i, now(), now() FROM generate_series(1, ${settings.memoryLinks - settings.links}) AS i`,
+        'VACUUM ANALYZE links',
+      );
+      const large = await peakRss(ours.child.pid, () => load(ourPort, listLinks, 4, 10));
+      linksMemory = [
+        { links: settings.links, ...small.result, peakRss: small.peak },
+        { links: settings.memoryLinks, ...large.result, peakRss: large.peak },
+      ];
+    }
+
+    const report = renderReport({ rows, linksMemory, loadSeconds, startupMs });
+    console.log(`\n${report}`);
+    const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-');
+    const file = join(root, 'bench/results', `${stamp}.md`);
+    writeFileSync(file, report);
+    copyFileSync(file, join(root, 'bench/results/latest.md'));
+    log(`written to bench/results/${stamp}.md and bench/results/latest.md`);
+  } finally {
+    for (const server of servers) server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await database.drop();
+  }
+}
+
+const fmt = (value, digits = 0) => (value === undefined ? '—' : value.toFixed(digits));
+
+function renderReport({ rows, linksMemory, loadSeconds, startupMs }) {
+  const lines = [
+    `# Benchmark — ${new Date().toISOString()}`,
+    '',
+    `Data: ${settings.clients.toLocaleString('en')} clients over ${settings.links.toLocaleString('en')} links ` +
+      `(loaded in ${loadSeconds.toFixed(1)} s). Each scenario ${settings.seconds} s at ` +
+      `${settings.connections} connections (autocannon), ours then the reference, same machine ` +
+      `(${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB), same database. ` +
+      `Server start to listening: ${startupMs} ms (including process start).`,
+    '',
+    '| scenario | ours req/s | p50 ms | p99 ms | non-2xx | reference req/s | p50 ms | p99 ms | non-2xx | ratio | our peak RSS MB |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      ({ name, ours, reference, peakRss }) =>
+        `| ${name} | ${fmt(ours.rps)} | ${fmt(ours.p50)} | ${fmt(ours.p99)} | ${ours.errors} | ` +
+        `${fmt(reference.rps)} | ${fmt(reference.p50)} | ${fmt(reference.p99)} | ${reference.errors} | ` +
+        `${fmt(ours.rps / reference.rps, 2)}× | ${fmt(peakRss)} |`,
+    ),
+    '',
+    'S5c: the reference has no cursors, so its figure is the same depth by page number.',
+  ];
+  if (linksMemory.length > 0) {
+    lines.push(
+      '',
+      '## List Links memory (4 connections)',
+      '',
+      '| links | req/s | p50 ms | p99 ms | non-2xx | our peak RSS MB |',
+      '|---:|---:|---:|---:|---:|---:|',
+      ...linksMemory.map(
+        (row) =>
+          `| ${row.links.toLocaleString('en')} | ${fmt(row.rps, 1)} | ${fmt(row.p50)} | ${fmt(row.p99)} | ${row.errors} | ${fmt(row.peakRss)} |`,
+      ),
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
