@@ -64,6 +64,32 @@ describe('Database outage and stalls (CONTRACT §3, §5)', () => {
     await get('/api/data/clients').expect(200);
   });
 
+  it('bounds the wait when more requests than pooled connections stall, and stays responsive', async () => {
+    const locker = new PgClient({ connectionString: directUrl.toString() });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE clients IN ACCESS EXCLUSIVE MODE');
+      // Three times the pool (10): most requests wait for a connection, not for the query.
+      const started = Date.now();
+      const stalled = Array.from({ length: 30 }, (_, i) =>
+        timed(`/api/data/clients?limit=${i + 1}`),
+      );
+      // Meanwhile the event loop answers at once.
+      const { elapsed: docsElapsed } = await timed('/docs/openapi.json');
+      expect(docsElapsed).toBeLessThan(TIMEOUT_MS / 2);
+      for (const { res, elapsed } of await Promise.all(stalled)) {
+        expect503(res);
+        expect(elapsed).toBeLessThan(TIMEOUT_MS * 1.4);
+      }
+      expect(Date.now() - started).toBeLessThan(TIMEOUT_MS * 2);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    await get('/api/data/clients').expect(200);
+  });
+
   it('answers 503 while the database is unreachable, stays up, and recovers by itself', async () => {
     await get('/api/data/links').expect(200);
     await proxy.down();
