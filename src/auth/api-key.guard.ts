@@ -2,10 +2,8 @@ import { ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { Request, Response } from 'express';
+import { bearerKeyOf } from './bearer-key';
 import { IS_PUBLIC } from './public.decorator';
-
-// CONTRACT §4: the scheme word is case-insensitive and exactly one space precedes the key.
-const BEARER_CREDENTIALS = /^bearer .+/is;
 
 /** The global guard: every route needs a valid API key unless marked @Public(). */
 @Injectable()
@@ -36,7 +34,7 @@ export class ApiKeyGuard extends AuthGuard('bearer') {
     if (error) throw error;
     if (caller) return caller;
     const request = context.switchToHttp().getRequest<Request>();
-    const keyWasSent = BEARER_CREDENTIALS.test(request.headers.authorization ?? '');
+    const keyWasSent = bearerKeyOf(request) !== undefined;
     context
       .switchToHttp()
       .getResponse<Response>()

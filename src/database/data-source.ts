@@ -1,7 +1,9 @@
 import { DataSourceOptions } from 'typeorm';
+import { ApiKey } from '../api-keys/api-key.entity';
 import { Client } from '../clients/client.entity';
 import { Link } from '../links/link.entity';
 import { CreateLinksAndClients1767225600000 } from './migrations/1767225600000-CreateLinksAndClients';
+import { CreateApiKeys1767312000000 } from './migrations/1767312000000-CreateApiKeys';
 
 export interface DatabaseSettings {
   url: string;
@@ -13,8 +15,8 @@ export function dataSourceOptions({ url, timeoutMs }: DatabaseSettings): DataSou
   return {
     type: 'postgres',
     url,
-    entities: [Link, Client],
-    migrations: [CreateLinksAndClients1767225600000],
+    entities: [Link, Client, ApiKey],
+    migrations: [CreateLinksAndClients1767225600000, CreateApiKeys1767312000000],
     synchronize: false,
     migrationsRun: false,
     // CONTRACT §5: DATABASE_TIMEOUT_MS bounds both the wait for a pooled connection and the

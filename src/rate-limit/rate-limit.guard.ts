@@ -1,0 +1,51 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  ThrottlerGuard,
+  ThrottlerModuleOptions,
+  ThrottlerRequest,
+  ThrottlerStorage,
+} from '@nestjs/throttler';
+import { Inject } from '@nestjs/common';
+import { Request } from 'express';
+import { ApiKeyVerifier } from '../auth/api-key-verifier';
+import { bearerKeyOf } from '../auth/bearer-key';
+import { Env } from '../config/env';
+
+export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
+
+/**
+ * Runs before authentication: a valid key draws on its own budget (RATE_LIMIT_PER_KEY), any
+ * other request on its client IP's (RATE_LIMIT_PER_IP), so guessing keys is throttled too.
+ * One budget per caller across all routes, with the standard RateLimit-* headers.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  protected override headerPrefix = 'RateLimit';
+
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @Inject(RATE_LIMIT_STORAGE) storage: ThrottlerStorage,
+    reflector: Reflector,
+    private readonly verifier: ApiKeyVerifier,
+    private readonly config: ConfigService<Env, true>,
+  ) {
+    super(options, storage, reflector);
+  }
+
+  protected override async handleRequest(props: ThrottlerRequest): Promise<boolean> {
+    const request = props.context.switchToHttp().getRequest<Request>();
+    const key = bearerKeyOf(request);
+    const caller = key === undefined ? false : await this.verifier.verify(key);
+    const tracker = caller ? `key:${caller.keyId}` : `ip:${request.ip ?? 'unknown'}`;
+    return super.handleRequest({
+      ...props,
+      limit: this.config.get(caller ? 'RATE_LIMIT_PER_KEY' : 'RATE_LIMIT_PER_IP'),
+      getTracker: () => tracker,
+      generateKey: (_context: ExecutionContext, trackerName: string, throttler: string) =>
+        `ratelimit:${throttler}:${trackerName}`,
+    });
+  }
+}
