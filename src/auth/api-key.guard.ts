@@ -2,6 +2,7 @@ import { ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { Request, Response } from 'express';
+import { ApiCaller } from './api-key-verifier';
 import { bearerKeyOf } from './bearer-key';
 import { IS_PUBLIC } from './public.decorator';
 
@@ -32,7 +33,13 @@ export class ApiKeyGuard extends AuthGuard('bearer') {
     context: ExecutionContext,
   ): TUser {
     if (error) throw error;
-    if (caller) return caller;
+    if (caller) {
+      // For the access log, which names the key by its id.
+      context.switchToHttp().getResponse<Response>().locals.apiKeyId = (
+        caller as unknown as ApiCaller
+      ).keyId;
+      return caller;
+    }
     const request = context.switchToHttp().getRequest<Request>();
     const keyWasSent = bearerKeyOf(request) !== undefined;
     context

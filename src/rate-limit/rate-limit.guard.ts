@@ -9,7 +9,7 @@ import {
   ThrottlerStorage,
 } from '@nestjs/throttler';
 import { Inject } from '@nestjs/common';
-import { Request } from 'express';
+import { Request, Response } from 'express';
 import { ApiKeyVerifier } from '../auth/api-key-verifier';
 import { bearerKeyOf } from '../auth/bearer-key';
 import { Env } from '../config/env';
@@ -40,12 +40,22 @@ export class RateLimitGuard extends ThrottlerGuard {
     const key = bearerKeyOf(request);
     const caller = key === undefined ? false : await this.verifier.verify(key);
     const tracker = caller ? `key:${caller.keyId}` : `ip:${request.ip ?? 'unknown'}`;
-    return super.handleRequest({
-      ...props,
-      limit: this.config.get(caller ? 'RATE_LIMIT_PER_KEY' : 'RATE_LIMIT_PER_IP'),
-      getTracker: () => tracker,
-      generateKey: (_context: ExecutionContext, trackerName: string, throttler: string) =>
-        `ratelimit:${throttler}:${trackerName}`,
-    });
+    const limit: number = this.config.get(caller ? 'RATE_LIMIT_PER_KEY' : 'RATE_LIMIT_PER_IP');
+    try {
+      return await super.handleRequest({
+        ...props,
+        limit,
+        getTracker: () => tracker,
+        generateKey: (_context: ExecutionContext, trackerName: string, throttler: string) =>
+          `ratelimit:${throttler}:${trackerName}`,
+      });
+    } catch (error) {
+      // The 429 carries the RateLimit-* headers too (the base class sets only Retry-After).
+      const response = props.context.switchToHttp().getResponse<Response>();
+      response.setHeader(`${this.headerPrefix}-Limit`, limit);
+      response.setHeader(`${this.headerPrefix}-Remaining`, 0);
+      response.setHeader(`${this.headerPrefix}-Reset`, response.getHeader('Retry-After') ?? 1);
+      throw error;
+    }
   }
 }
