@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { validateDatabaseEnv } from '../config/env';
 import { dataSourceOptions } from '../database/data-source';
@@ -30,8 +31,9 @@ async function create(args: string[]): Promise<void> {
   const name = options['--name']?.trim();
   if (!name) throw new UsageError('create needs --name <name>');
   const expiresIn = options['--expires-in'];
-  const expiresAt = expiresIn ? new Date(Date.now() + parseDuration(expiresIn)) : null;
+  const lifetimeMs = expiresIn ? parseDuration(expiresIn) : null;
   await withDatabase(async (keys) => {
+    const expiresAt = lifetimeMs === null ? null : new Date(Date.now() + lifetimeMs);
     const { key, record } = await keys.create(name, expiresAt);
     console.log(`Created key ${record.prefix} (id ${record.id}) for "${record.name}"`);
     console.log(`  expires: ${record.expiresAt?.toISOString() ?? 'never'}`);
@@ -95,6 +97,7 @@ async function withDatabase(work: (keys: ApiKeyCommands) => Promise<void>): Prom
   let stopEmbedded: (() => Promise<void>) | undefined;
   if (!process.env.DATABASE_URL) {
     const { useDevelopmentDatabase } = await import('../dev/embedded-database.js');
+    mkdirSync('.data', { recursive: true });
     const embedded = await useDevelopmentDatabase('.data/postgres');
     process.env.DATABASE_URL = embedded.url;
     stopEmbedded = embedded.stop;
