@@ -2,7 +2,10 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import {
+  DEFAULT_IPV6_SUBNET_PREFIX,
   InjectThrottlerOptions,
+  normalizeIp,
+  ThrottlerException,
   ThrottlerGuard,
   ThrottlerModuleOptions,
   ThrottlerRequest,
@@ -39,7 +42,10 @@ export class RateLimitGuard extends ThrottlerGuard {
     const request = props.context.switchToHttp().getRequest<Request>();
     const key = bearerKeyOf(request);
     const caller = key === undefined ? false : await this.verifier.verify(key);
-    const tracker = caller ? `key:${caller.keyId}` : `ip:${request.ip ?? 'unknown'}`;
+    // An IPv6 client is tracked by its /64, which one machine usually holds whole.
+    const tracker = caller
+      ? `key:${caller.keyId}`
+      : `ip:${normalizeIp(request.ip ?? 'unknown', DEFAULT_IPV6_SUBNET_PREFIX)}`;
     const limit: number = this.config.get(caller ? 'RATE_LIMIT_PER_KEY' : 'RATE_LIMIT_PER_IP');
     try {
       return await super.handleRequest({
@@ -50,6 +56,7 @@ export class RateLimitGuard extends ThrottlerGuard {
           `ratelimit:${throttler}:${trackerName}`,
       });
     } catch (error) {
+      if (!(error instanceof ThrottlerException)) throw error;
       // The 429 carries the RateLimit-* headers too (the base class sets only Retry-After).
       const response = props.context.switchToHttp().getResponse<Response>();
       response.setHeader(`${this.headerPrefix}-Limit`, limit);
