@@ -2,10 +2,9 @@ import { ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { Request, Response } from 'express';
+import { ApiCaller } from './api-key-verifier';
+import { bearerKeyOf } from './bearer-key';
 import { IS_PUBLIC } from './public.decorator';
-
-// CONTRACT §4: the scheme word is case-insensitive and exactly one space precedes the key.
-const BEARER_CREDENTIALS = /^bearer .+/is;
 
 /** The global guard: every route needs a valid API key unless marked @Public(). */
 @Injectable()
@@ -34,9 +33,15 @@ export class ApiKeyGuard extends AuthGuard('bearer') {
     context: ExecutionContext,
   ): TUser {
     if (error) throw error;
-    if (caller) return caller;
+    if (caller) {
+      // For the access log, which names the key by its id.
+      context.switchToHttp().getResponse<Response>().locals.apiKeyId = (
+        caller as unknown as ApiCaller
+      ).keyId;
+      return caller;
+    }
     const request = context.switchToHttp().getRequest<Request>();
-    const keyWasSent = BEARER_CREDENTIALS.test(request.headers.authorization ?? '');
+    const keyWasSent = bearerKeyOf(request) !== undefined;
     context
       .switchToHttp()
       .getResponse<Response>()

@@ -1,19 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-http-bearer';
-import { ApiKeys } from './api-keys';
-
-export interface ApiCaller {
-  authenticatedBy: 'api-key';
-}
+import { ApiCaller, ApiKeyVerifier } from './api-key-verifier';
 
 @Injectable()
 export class ApiKeyStrategy extends PassportStrategy(Strategy, 'bearer') {
-  constructor(private readonly apiKeys: ApiKeys) {
+  constructor(private readonly verifier: ApiKeyVerifier) {
     super();
   }
 
-  validate(key: string): ApiCaller | false {
-    return this.apiKeys.includes(key) ? { authenticatedBy: 'api-key' } : false;
+  validate(key: string): Promise<ApiCaller | false> {
+    return this.verifier.verify(key);
   }
 }

@@ -15,11 +15,20 @@ export class ApiKeys {
   }
 
   includes(candidate: string): boolean {
+    return this.indexOf(candidate) !== -1;
+  }
+
+  /** Position of the key in API_KEYS, or -1; it names the key in rate limits without the key. */
+  indexOf(candidate: string): number {
     const candidateDigest = digest(candidate);
-    let found = false;
-    for (const known of this.digests) {
-      found = timingSafeEqual(known, candidateDigest) || found;
-    }
+    let found = -1;
+    this.digests.forEach((known, index) => {
+      if (timingSafeEqual(known, candidateDigest)) found = index;
+    });
     return found;
+  }
+
+  get size(): number {
+    return this.digests.length;
   }
 }

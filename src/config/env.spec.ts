@@ -10,6 +10,11 @@ describe('validateEnv', () => {
       PORT: 3000,
       COUNT_CACHE_TTL_MS: 2000,
       DATABASE_TIMEOUT_MS: 5000,
+      KEY_CACHE_TTL_MS: 10000,
+      RATE_LIMIT_PER_KEY: 600,
+      RATE_LIMIT_PER_IP: 60,
+      RATE_LIMIT_WINDOW_MS: 60000,
+      REDIS_KEY_PREFIX: 'links-clients:',
     });
   });
 
@@ -19,6 +24,13 @@ describe('validateEnv', () => {
       PORT: '8080',
       COUNT_CACHE_TTL_MS: '0',
       DATABASE_TIMEOUT_MS: '250',
+      KEY_CACHE_TTL_MS: '500',
+      RATE_LIMIT_PER_KEY: '5',
+      RATE_LIMIT_PER_IP: '2',
+      RATE_LIMIT_WINDOW_MS: '1000',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: 'x:',
+      CORS_ORIGINS: 'https://a.example, http://localhost:8080',
       HOME: '/root',
     });
     expect({ ...env }).toEqual({
@@ -27,6 +39,13 @@ describe('validateEnv', () => {
       PORT: 8080,
       COUNT_CACHE_TTL_MS: 0,
       DATABASE_TIMEOUT_MS: 250,
+      KEY_CACHE_TTL_MS: 500,
+      RATE_LIMIT_PER_KEY: 5,
+      RATE_LIMIT_PER_IP: 2,
+      RATE_LIMIT_WINDOW_MS: 1000,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: 'x:',
+      CORS_ORIGINS: ['https://a.example', 'http://localhost:8080'],
     });
   });
 
@@ -45,9 +64,13 @@ describe('validateEnv', () => {
     expect(() => validateEnv({ ...VALID, DATABASE_URL: '' })).toThrow('DATABASE_URL is required');
   });
 
+  it('lets the database be the only source of keys (CONTRACT §5)', () => {
+    expect(validateEnv({ DATABASE_URL: VALID.DATABASE_URL }).API_KEYS).toBeUndefined();
+  });
+
   it('names every missing variable in one message', () => {
     expect(() => validateEnv({})).toThrow(
-      'Invalid environment:\n  - API_KEYS is required (comma-separated API keys)\n  - DATABASE_URL is required',
+      'Invalid environment:\n  - API_KEYS is required (comma-separated API keys) unless DATABASE_URL holds managed keys\n  - DATABASE_URL is required',
     );
   });
 
@@ -58,6 +81,20 @@ describe('validateEnv', () => {
     ['DATABASE_URL', 'mysql://x/y', 'DATABASE_URL must be a postgres:// URL'],
     ['API_KEYS', ' , ,', 'API_KEYS must list at least one key'],
     ['API_KEYS', 'good,has space', 'API_KEYS keys must not contain whitespace'],
+    [
+      'KEY_CACHE_TTL_MS',
+      '50',
+      'KEY_CACHE_TTL_MS must be a whole number of milliseconds, 100 or more',
+    ],
+    ['RATE_LIMIT_PER_KEY', '0', 'RATE_LIMIT_PER_KEY must be a whole number of requests, 1 or more'],
+    ['RATE_LIMIT_PER_IP', '1.5', 'RATE_LIMIT_PER_IP must be a whole number of requests, 1 or more'],
+    [
+      'RATE_LIMIT_WINDOW_MS',
+      '10',
+      'RATE_LIMIT_WINDOW_MS must be a whole number of milliseconds, 1000 or more',
+    ],
+    ['REDIS_URL', 'http://x', 'REDIS_URL must be a redis:// or rediss:// URL'],
+    ['CORS_ORIGINS', '*', 'CORS_ORIGINS must list origins such as https://app.example.com'],
     [
       'COUNT_CACHE_TTL_MS',
       '-5',
@@ -85,7 +122,7 @@ describe('validateEnv', () => {
   it('names several invalid variables at once', () => {
     let message = '';
     try {
-      validateEnv({ PORT: 'x', DATABASE_URL: 'nope', DATABASE_TIMEOUT_MS: '0' });
+      validateEnv({ PORT: 'x', DATABASE_URL: 'nope', API_KEYS: ' , ', DATABASE_TIMEOUT_MS: '0' });
     } catch (error) {
       message = (error as Error).message;
     }

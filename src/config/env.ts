@@ -1,5 +1,15 @@
 import { Expose, plainToInstance, Transform } from 'class-transformer';
-import { ArrayNotEmpty, IsDefined, IsInt, Matches, Max, Min, validateSync } from 'class-validator';
+import {
+  ArrayNotEmpty,
+  IsDefined,
+  IsInt,
+  IsOptional,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+  validateSync,
+} from 'class-validator';
 
 const parseInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
@@ -15,6 +25,10 @@ const parseKeyList = ({ value }: { value: unknown }) =>
 
 const wholeMilliseconds = (name: string, min: number) => ({
   message: `${name} must be a whole number of milliseconds, ${min} or more`,
+});
+
+const positiveCount = (name: string) => ({
+  message: `${name} must be a whole number of requests, 1 or more`,
 });
 
 /** What the migration CLI needs: the database part of CONTRACT §5. */
@@ -40,18 +54,68 @@ export class Env extends DatabaseEnv {
   @Max(65535, { message: 'PORT must be an integer from 0 to 65535' })
   PORT = 3000;
 
+  // CONTRACT §5: the keys in the database are the other source; without DATABASE_URL there is
+  // none, so API_KEYS is then required. With it, the boot checks the table (ApiKeyVerifier).
   @Expose()
-  @IsDefined({ message: 'API_KEYS is required (comma-separated API keys)' })
+  @ValidateIf((env: Env) => env.API_KEYS !== undefined || env.DATABASE_URL === undefined)
+  @IsDefined({
+    message:
+      'API_KEYS is required (comma-separated API keys) unless DATABASE_URL holds managed keys',
+  })
   @Transform(parseKeyList)
   @ArrayNotEmpty({ message: 'API_KEYS must list at least one key' })
   @Matches(/^\S+$/, { each: true, message: 'API_KEYS keys must not contain whitespace' })
-  API_KEYS!: string[];
+  API_KEYS?: string[];
 
   @Expose()
   @Transform(parseInteger)
   @IsInt(wholeMilliseconds('COUNT_CACHE_TTL_MS', 0))
   @Min(0, wholeMilliseconds('COUNT_CACHE_TTL_MS', 0))
   COUNT_CACHE_TTL_MS = 2000;
+
+  // How long a database key lookup is cached, so also how late a revocation may take effect.
+  @Expose()
+  @Transform(parseInteger)
+  @IsInt(wholeMilliseconds('KEY_CACHE_TTL_MS', 100))
+  @Min(100, wholeMilliseconds('KEY_CACHE_TTL_MS', 100))
+  KEY_CACHE_TTL_MS = 10000;
+
+  @Expose()
+  @Transform(parseInteger)
+  @IsInt(positiveCount('RATE_LIMIT_PER_KEY'))
+  @Min(1, positiveCount('RATE_LIMIT_PER_KEY'))
+  RATE_LIMIT_PER_KEY = 600;
+
+  @Expose()
+  @Transform(parseInteger)
+  @IsInt(positiveCount('RATE_LIMIT_PER_IP'))
+  @Min(1, positiveCount('RATE_LIMIT_PER_IP'))
+  RATE_LIMIT_PER_IP = 60;
+
+  @Expose()
+  @Transform(parseInteger)
+  @IsInt(wholeMilliseconds('RATE_LIMIT_WINDOW_MS', 1000))
+  @Min(1000, wholeMilliseconds('RATE_LIMIT_WINDOW_MS', 1000))
+  RATE_LIMIT_WINDOW_MS = 60000;
+
+  @Expose()
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @Expose()
+  @Matches(/^[\w:.-]{1,100}$/, { message: 'REDIS_KEY_PREFIX must be 1-100 of [A-Za-z0-9_:.-]' })
+  REDIS_KEY_PREFIX = 'links-clients:';
+
+  // Comma-separated origins allowed to call the API from a browser; unset, CORS is off.
+  @Expose()
+  @IsOptional()
+  @Transform(parseKeyList)
+  @Matches(/^https?:\/\/[^\s/]+$/, {
+    each: true,
+    message: 'CORS_ORIGINS must list origins such as https://app.example.com',
+  })
+  CORS_ORIGINS?: string[];
 }
 
 /**

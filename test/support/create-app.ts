@@ -34,11 +34,8 @@ export async function createTestApp({
   const moduleRef = await override(
     Test.createTestingModule({ imports: [await AppModule.forRoot()] }),
   ).compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({
-    ...APP_OPTIONS,
-    logger: ['error', 'warn'],
-  });
-  configureApp(app);
+  const app = moduleRef.createNestApplication<NestExpressApplication>(APP_OPTIONS);
+  configureApp(app, ['error', 'warn']);
   await app.init();
   return {
     app,

@@ -1,0 +1,75 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { hashApiKey, isManagedKey } from './api-key-format';
+
+export const KEY_CACHE_TTL_MS = Symbol('KEY_CACHE_TTL_MS');
+
+export interface ActiveApiKey {
+  id: string;
+  prefix: string;
+  expiresAt: number | null;
+}
+
+// An unknown key may be one created a moment ago: it re-reads the snapshot, but all unknown
+// keys together cause at most one read per this interval.
+const MISS_REREAD_INTERVAL_MS = 1000;
+
+/**
+ * Answers "is this an active database key?" from an in-memory snapshot of every active key's
+ * hash, re-read when older than KEY_CACHE_TTL_MS (so a revocation takes effect within it). A
+ * cache per looked-up key would not stop a flood of distinct random keys; with a snapshot,
+ * misses cost at most one read per second in total. Sized for up to tens of thousands of keys.
+ */
+@Injectable()
+export class DatabaseApiKeys {
+  private snapshot = new Map<string, ActiveApiKey>();
+  private readAt = Number.NEGATIVE_INFINITY;
+  private reading?: Promise<Map<string, ActiveApiKey>>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(KEY_CACHE_TTL_MS) private readonly ttlMs: number,
+  ) {}
+
+  async find(candidate: string): Promise<ActiveApiKey | undefined> {
+    if (!isManagedKey(candidate)) return undefined;
+    // A Map lookup by the key's hash: its timing depends on the hash, which reveals nothing
+    // about any stored key.
+    const hash = hashApiKey(candidate).toString('hex');
+    let found = (await this.activeKeys(this.ttlMs)).get(hash);
+    found ??= (await this.activeKeys(Math.min(this.ttlMs, MISS_REREAD_INTERVAL_MS))).get(hash);
+    if (!found || (found.expiresAt !== null && found.expiresAt <= Date.now())) return undefined;
+    return found;
+  }
+
+  /** The number of active keys, read now (used at boot). */
+  async count(): Promise<number> {
+    return (await this.activeKeys(0)).size;
+  }
+
+  private activeKeys(maxAgeMs: number): Promise<Map<string, ActiveApiKey>> {
+    if (Date.now() - this.readAt < maxAgeMs) return Promise.resolve(this.snapshot);
+    // One read at a time: concurrent requests share it.
+    this.reading ??= this.read().finally(() => (this.reading = undefined));
+    return this.reading;
+  }
+
+  private async read(): Promise<Map<string, ActiveApiKey>> {
+    const startedAt = Date.now();
+    const rows = await this.dataSource.query<
+      { id: string; prefix: string; hash: string; expires_at: Date | null }[]
+    >(
+      `SELECT id, prefix, encode(key_hash, 'hex') AS hash, expires_at FROM api_keys
+       WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+    );
+    this.snapshot = new Map(
+      rows.map((row) => [
+        row.hash,
+        { id: row.id, prefix: row.prefix, expiresAt: row.expires_at?.getTime() ?? null },
+      ]),
+    );
+    // Aged from when the read began, so no answer rests on data older than the TTL.
+    this.readAt = startedAt;
+    return this.snapshot;
+  }
+}

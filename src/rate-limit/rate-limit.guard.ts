@@ -1,0 +1,68 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Reflector } from '@nestjs/core';
+import {
+  DEFAULT_IPV6_SUBNET_PREFIX,
+  InjectThrottlerOptions,
+  normalizeIp,
+  ThrottlerException,
+  ThrottlerGuard,
+  ThrottlerModuleOptions,
+  ThrottlerRequest,
+  ThrottlerStorage,
+} from '@nestjs/throttler';
+import { Inject } from '@nestjs/common';
+import { Request, Response } from 'express';
+import { ApiKeyVerifier } from '../auth/api-key-verifier';
+import { bearerKeyOf } from '../auth/bearer-key';
+import { Env } from '../config/env';
+
+export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
+
+/**
+ * Runs before authentication: a valid key draws on its own budget (RATE_LIMIT_PER_KEY), any
+ * other request on its client IP's (RATE_LIMIT_PER_IP), so guessing keys is throttled too.
+ * One budget per caller across all routes, with the standard RateLimit-* headers.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  protected override headerPrefix = 'RateLimit';
+
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @Inject(RATE_LIMIT_STORAGE) storage: ThrottlerStorage,
+    reflector: Reflector,
+    private readonly verifier: ApiKeyVerifier,
+    private readonly config: ConfigService<Env, true>,
+  ) {
+    super(options, storage, reflector);
+  }
+
+  protected override async handleRequest(props: ThrottlerRequest): Promise<boolean> {
+    const request = props.context.switchToHttp().getRequest<Request>();
+    const key = bearerKeyOf(request);
+    const caller = key === undefined ? false : await this.verifier.verify(key);
+    // An IPv6 client is tracked by its /64, which one machine usually holds whole.
+    const tracker = caller
+      ? `key:${caller.keyId}`
+      : `ip:${normalizeIp(request.ip ?? 'unknown', DEFAULT_IPV6_SUBNET_PREFIX)}`;
+    const limit: number = this.config.get(caller ? 'RATE_LIMIT_PER_KEY' : 'RATE_LIMIT_PER_IP');
+    try {
+      return await super.handleRequest({
+        ...props,
+        limit,
+        getTracker: () => tracker,
+        generateKey: (_context: ExecutionContext, trackerName: string, throttler: string) =>
+          `ratelimit:${throttler}:${trackerName}`,
+      });
+    } catch (error) {
+      if (!(error instanceof ThrottlerException)) throw error;
+      // The 429 carries the RateLimit-* headers too (the base class sets only Retry-After).
+      const response = props.context.switchToHttp().getResponse<Response>();
+      response.setHeader(`${this.headerPrefix}-Limit`, limit);
+      response.setHeader(`${this.headerPrefix}-Remaining`, 0);
+      response.setHeader(`${this.headerPrefix}-Reset`, response.getHeader('Retry-After') ?? 1);
+      throw error;
+    }
+  }
+}

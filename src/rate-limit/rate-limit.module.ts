@@ -1,0 +1,34 @@
+import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ThrottlerModule, ThrottlerStorageService } from '@nestjs/throttler';
+import { Env } from '../config/env';
+import { RATE_LIMIT_STORAGE } from './rate-limit.guard';
+import { RedisThrottlerStorage } from './redis-throttler.storage';
+
+/** Limits of issue 3: one window, in memory, or in Redis when REDIS_URL is set. */
+@Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Env, true>) => ({
+        throttlers: [
+          { ttl: config.get('RATE_LIMIT_WINDOW_MS'), limit: config.get('RATE_LIMIT_PER_KEY') },
+        ],
+      }),
+    }),
+  ],
+  providers: [
+    {
+      provide: RATE_LIMIT_STORAGE,
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Env, true>) => {
+        const url = config.get('REDIS_URL', { infer: true });
+        return url
+          ? new RedisThrottlerStorage(url, config.get('REDIS_KEY_PREFIX'))
+          : new ThrottlerStorageService();
+      },
+    },
+  ],
+  exports: [ThrottlerModule, RATE_LIMIT_STORAGE],
+})
+export class RateLimitModule {}

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { Client as PgClient } from 'pg';
+import request from 'supertest';
+import { ApiKeyCommands } from '../../src/api-keys/api-key-commands';
+import { generateApiKey } from '../../src/api-keys/api-key-format';
+import { createTestApp, TestApp } from '../support/create-app';
+
+const KEY_CACHE_TTL_MS = 500;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` every 50 ms until it holds or `timeoutMs` passes; returns the time it took. */
+async function within(timeoutMs: number, check: () => Promise<boolean>): Promise<number> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
+    await sleep(50);
+  }
+  return Date.now() - start;
+}
+
+describe('Managed API keys (issue 3)', () => {
+  let t: TestApp;
+  let keys: ApiKeyCommands;
+  const server = () => t.app.getHttpServer();
+  const call = (key: string) =>
+    request(server()).get('/api/data/links').set('Authorization', `Bearer ${key}`);
+  // Unknown keys re-read the active keys at most once a second, so a new key works within it.
+  const accepted = (key: string) => within(1500, async () => (await call(key)).status === 200);
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { KEY_CACHE_TTL_MS: String(KEY_CACHE_TTL_MS) } });
+    keys = new ApiKeyCommands(t.dataSource);
+  });
+  afterAll(() => t.close());
+
+  it('issues keys in a recognisable format and stores only a hash and the prefix', async () => {
+    const { key, record } = await keys.create('format');
+    expect(key).toMatch(/^lcapi_[0-9A-Za-z]{51}$/);
+    expect(record.prefix).toBe(key.slice(0, 14));
+    const [row] = await t.dataSource.query(
+      `SELECT row_to_json(k)::text AS text FROM api_keys k WHERE id = $1`,
+      [record.id],
+    );
+    expect(row.text).not.toContain(key.slice(14));
+    expect((await keys.list()).map((listed) => JSON.stringify(listed)).join()).not.toContain(
+      key.slice(14),
+    );
+  });
+
+  it('accepts a key from creation on, and refuses it within KEY_CACHE_TTL_MS of revocation', async () => {
+    const { key, record } = await keys.create('consumer');
+    expect(await accepted(key)).toBeLessThanOrEqual(1100);
+    await keys.revoke(record.prefix);
+    const tookMs = await within(
+      KEY_CACHE_TTL_MS + 2000,
+      async () => (await call(key)).status === 401,
+    );
+    expect(tookMs).toBeLessThanOrEqual(KEY_CACHE_TTL_MS + 1000);
+    const res = await call(key);
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_token"');
+    // …and stays refused.
+    await sleep(KEY_CACHE_TTL_MS + 100);
+    await call(key).expect(401);
+  });
+
+  it('refuses an expired key, at its expiry', async () => {
+    const { key: expired } = await keys.create('expired', new Date(Date.now() - 1000));
+    await call(expired).expect(401);
+    const { key: expiring } = await keys.create('expiring', new Date(Date.now() + 3000));
+    await accepted(expiring);
+    await sleep(3100);
+    await call(expiring).expect(401);
+  });
+
+  it('still accepts API_KEYS keys, and refuses unknown keys of the managed format', async () => {
+    await call('test-key-primary').expect(200);
+    await call(generateApiKey()).expect(401);
+  });
+
+  it('writes last_used_at off the request path, at most once a minute', async () => {
+    const { key, record } = await keys.create('usage');
+    const lastUsed = async () =>
+      (await t.dataSource.query(`SELECT last_used_at FROM api_keys WHERE id = $1`, [record.id]))[0]
+        .last_used_at as Date | null;
+    expect(await lastUsed()).toBeNull();
+    const before = Date.now();
+    await accepted(key);
+    await within(5000, async () => (await lastUsed()) !== null);
+    const first = (await lastUsed()) as Date;
+    expect(first.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    const update = jest.spyOn(PgClient.prototype, 'query');
+    try {
+      for (let i = 0; i < 10; i++) await call(key).expect(200);
+      await sleep(1500);
+      const updates = update.mock.calls.filter(([sql]) => /UPDATE api_keys/.test(String(sql)));
+      expect(updates).toHaveLength(0);
+    } finally {
+      update.mockRestore();
+    }
+    expect(await lastUsed()).toEqual(first);
+  });
+
+  it('answers a flood of random keys without a database query per request', async () => {
+    await accepted((await keys.create('warm-up')).key);
+    const queries = jest.spyOn(PgClient.prototype, 'query');
+    const start = Date.now();
+    let sent = 0;
+    try {
+      for (; sent < 300 && Date.now() - start < 20000; sent++) {
+        const candidate =
+          sent % 2 === 0 ? generateApiKey() : `guess-${randomBytes(12).toString('hex')}`;
+        await call(candidate).expect(401);
+      }
+    } finally {
+      queries.mockRestore();
+    }
+    const elapsed = Date.now() - start;
+    // At most one read of the active keys per KEY_CACHE_TTL_MS, however many keys are tried.
+    expect(sent).toBe(300);
+    expect(queries.mock.calls.length).toBeLessThanOrEqual(
+      Math.ceil(elapsed / KEY_CACHE_TTL_MS) + 1,
+    );
+    expect(queries.mock.calls.length).toBeLessThan(sent / 5);
+  });
+});

@@ -1,0 +1,62 @@
+import request from 'supertest';
+import { AUTH, createTestApp, TestApp } from '../support/create-app';
+
+describe('HTTP hardening (issue 3)', () => {
+  let t: TestApp;
+  const server = () => t.app.getHttpServer();
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('sends helmet headers and no X-Powered-By', async () => {
+    const res = await request(server()).get('/api/data/links').set(AUTH).expect(200);
+    expect(res.headers['x-powered-by']).toBeUndefined();
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
+    expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
+  });
+
+  it('has CORS off unless CORS_ORIGINS is set', async () => {
+    const res = await request(server())
+      .get('/api/data/links')
+      .set(AUTH)
+      .set('Origin', 'https://evil.example')
+      .expect(200);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    const preflight = await request(server())
+      .options('/api/data/links')
+      .set('Origin', 'https://evil.example')
+      .set('Access-Control-Request-Method', 'GET');
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('refuses a request body over 1 KiB with a 413 problem', async () => {
+    const res = await request(server())
+      .get('/api/data/links')
+      .set(AUTH)
+      .set('Content-Type', 'text/plain')
+      .send('x'.repeat(2048));
+    expect(res.status).toBe(413);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 413, title: 'Payload Too Large' });
+  });
+
+  it('ignores a small body', async () => {
+    await request(server()).get('/api/data/links').set(AUTH).send('hello').expect(200);
+  });
+
+  it('refuses headers over 16 KiB with a 431', async () => {
+    const res = await request(server())
+      .get('/api/data/links')
+      .set(AUTH)
+      .set('X-Padding', 'x'.repeat(20 * 1024))
+      .catch(
+        (error: { status?: number; response?: { status: number } }) => error.response ?? error,
+      );
+    expect(res.status).toBe(431);
+  });
+});

@@ -1,0 +1,171 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { Client as PgClient } from 'pg';
+
+const run = promisify(execFile);
+
+interface RunningApi {
+  url: string;
+  output: () => string;
+  stop: () => Promise<number | null>;
+}
+
+// Issue 3 as an operator meets it: the compiled key CLI, and two API processes sharing one
+// Redis budget, their logs searched for keys.
+describe('Operations: key CLI, shared Redis limit, logs (issue 3)', () => {
+  mkdirSync('node_modules/.cache', { recursive: true });
+  const outDir = resolve(mkdtempSync('node_modules/.cache/links-clients-ops-'));
+  const databaseUrl = new URL(process.env.DATABASE_URL as string);
+  databaseUrl.pathname += '_ops';
+  const redisPrefix = `test-ops-${randomBytes(6).toString('hex')}:`;
+  const env = {
+    PATH: process.env.PATH as string,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl.toString(),
+  };
+  const apis: RunningApi[] = [];
+
+  const onServer = async (sql: string) => {
+    const server = new PgClient({ connectionString: process.env.TEST_SERVER_URL });
+    await server.connect();
+    await server.query(sql);
+    await server.end();
+  };
+  const keysCli = (args: string[], extraEnv: Record<string, string> = env, cwd?: string) =>
+    run('node', [join(outDir, 'api-keys/keys-cli.js'), ...args], { env: extraEnv, cwd });
+
+  function startApi(extraEnv: Record<string, string>): Promise<RunningApi> {
+    const api: ChildProcess = spawn('node', [join(outDir, 'main.js')], {
+      env: { ...env, PORT: '0', ...extraEnv },
+    });
+    let output = '';
+    api.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    api.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((done) => api.once('exit', done));
+    return new Promise((done, fail) => {
+      const timer = setTimeout(() => fail(new Error(`no start: ${output}`)), 20000);
+      api.stdout?.on('data', () => {
+        const match = /listening on (\S+)/.exec(output);
+        if (!match) return;
+        clearTimeout(timer);
+        const running = {
+          url: match[1],
+          output: () => output,
+          stop: () => (api.kill('SIGTERM'), exited),
+        };
+        apis.push(running);
+        done(running);
+      });
+      void exited.then((code) => fail(new Error(`exited with ${code}: ${output}`)));
+    });
+  }
+
+  beforeAll(async () => {
+    await run('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', outDir]);
+    await onServer(`CREATE DATABASE "${databaseUrl.pathname.slice(1)}"`);
+    await run(
+      'node_modules/.bin/typeorm',
+      ['migration:run', '-d', join(outDir, 'database/migration.data-source.js')],
+      { env },
+    );
+  }, 120000);
+
+  afterAll(async () => {
+    await Promise.all(apis.map((api) => api.stop()));
+    rmSync(outDir, { recursive: true, force: true });
+    await onServer(`DROP DATABASE IF EXISTS "${databaseUrl.pathname.slice(1)}" WITH (FORCE)`);
+  });
+
+  it('refuses to boot with no API_KEYS and no active key in the database', async () => {
+    const failure = await run('node', [join(outDir, 'main.js')], {
+      env: { ...env, PORT: '0' },
+    }).catch((error) => error);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toContain('No API keys: set API_KEYS, or create a key with');
+  }, 30000);
+
+  it('issues, lists and revokes keys; two instances share one Redis budget; logs hold no key', async () => {
+    const created = await keysCli(['create', '--name', 'ops consumer', '--expires-in', '1d']);
+    const key = /^\s+(lcapi_\w+)$/m.exec(created.stdout)?.[1] as string;
+    expect(key).toMatch(/^lcapi_[0-9A-Za-z]{51}$/);
+    const id = /\(id ([0-9a-f-]{36})\)/.exec(created.stdout)?.[1] as string;
+
+    const listed = await keysCli(['list']);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).toContain('ops consumer');
+    expect(listed.stdout).toContain(key.slice(0, 14));
+    expect(listed.stdout).not.toContain(key);
+
+    // No API_KEYS: the database is the only source of keys.
+    const shared = {
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: redisPrefix,
+      RATE_LIMIT_PER_KEY: '5',
+      RATE_LIMIT_WINDOW_MS: '60000',
+      KEY_CACHE_TTL_MS: '1000',
+    };
+    const [a, b] = await Promise.all([startApi(shared), startApi(shared)]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${[a, b][i % 2].url}/api/data/links`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      statuses.push(res.status);
+      if (i === 0) expect(res.headers.get('ratelimit-remaining')).toBe('4');
+      if (res.status === 429) expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429, 429, 429]);
+
+    // Keys sent where they do not belong are refused and must not reach the logs either.
+    const leak = await fetch(`${a.url}/api/data/clients/${key}?access_token=${key}`);
+    expect(leak.status).toBe(401);
+
+    const revoked = await keysCli(['revoke', key.slice(0, 14)]);
+    expect(revoked.stdout).toContain(`Revoked key ${key.slice(0, 14)}`);
+    const deadline = Date.now() + 5000;
+    let refused = false;
+    while (!refused && Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, 200));
+      const codes = await Promise.all(
+        [a, b].map(
+          async (api) =>
+            (
+              await fetch(`${api.url}/api/data/links`, {
+                headers: { Authorization: `Bearer ${key}` },
+              })
+            ).status,
+        ),
+      );
+      refused = codes.every((code) => code === 401);
+    }
+    expect(refused).toBe(true);
+
+    const logs = a.output() + b.output();
+    expect(logs).toContain(`key=${id}`); // the access log names the key by its id…
+    expect(logs).not.toContain(key.slice(14)); // …and never shows its secret part
+    expect(logs).not.toMatch(/lcapi_[0-9A-Za-z]{20,}/);
+    expect(logs).not.toMatch(/Bearer \S/i);
+  }, 60000);
+
+  it('works against the embedded development database when DATABASE_URL is unset', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'links-clients-keys-cli-'));
+    // As a checkout is: the embedded server may run as the `postgres` user (when root).
+    chmodSync(cwd, 0o755);
+    const devEnv = { PATH: process.env.PATH as string };
+    try {
+      const created = await keysCli(['create', '--name', 'dev'], devEnv, cwd);
+      expect(created.stdout).toMatch(/^\s+lcapi_[0-9A-Za-z]{51}$/m);
+      const listed = await keysCli(['list'], devEnv, cwd);
+      expect(listed.stdout).toContain('dev');
+      const usage = await keysCli(['rotate'], devEnv, cwd).catch((error) => error);
+      expect(usage.code).toBe(2);
+      expect(usage.stderr).toContain('Unknown command: rotate');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 90000);
+});

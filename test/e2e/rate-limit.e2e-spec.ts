@@ -1,0 +1,72 @@
+import request from 'supertest';
+import { ApiKeyCommands } from '../../src/api-keys/api-key-commands';
+import { createTestApp, TestApp } from '../support/create-app';
+
+const PER_KEY = 3;
+const PER_IP = 2;
+
+describe('Rate limits, in memory (issue 3)', () => {
+  let t: TestApp;
+  const server = () => t.app.getHttpServer();
+  const get = (authorization?: string) => {
+    const req = request(server()).get('/api/data/links');
+    return authorization ? req.set('Authorization', authorization) : req;
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: {
+        RATE_LIMIT_PER_KEY: String(PER_KEY),
+        RATE_LIMIT_PER_IP: String(PER_IP),
+        RATE_LIMIT_WINDOW_MS: '60000',
+      },
+    });
+  });
+  afterAll(() => t.close());
+
+  const expectHeaders = (res: request.Response, limit: number, remaining: number) => {
+    expect(res.headers['ratelimit-limit']).toBe(String(limit));
+    expect(res.headers['ratelimit-remaining']).toBe(String(remaining));
+    expect(Number(res.headers['ratelimit-reset'])).toBeGreaterThan(0);
+    expect(Number(res.headers['ratelimit-reset'])).toBeLessThanOrEqual(60);
+  };
+
+  it('gives each key its budget across routes, then a 429 problem with Retry-After', async () => {
+    const paths = ['/api/data/links', '/api/data/clients', '/api/data/links/nope'];
+    for (let i = 0; i < PER_KEY; i++) {
+      const res = await request(server())
+        .get(paths[i])
+        .set('Authorization', 'Bearer test-key-primary');
+      expect(res.status).not.toBe(429);
+      expectHeaders(res, PER_KEY, PER_KEY - 1 - i);
+    }
+    const res = await get('Bearer test-key-primary').expect(429);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({
+      type: 'about:blank',
+      title: 'Too Many Requests',
+      status: 429,
+    });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expectHeaders(res, PER_KEY, 0);
+    // Another key is not starved by the first.
+    expectHeaders(await get('Bearer test-key-rotated').expect(200), PER_KEY, PER_KEY - 1);
+  });
+
+  it('limits a database key by its id', async () => {
+    const { key } = await new ApiKeyCommands(t.dataSource).create('limited');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    for (let i = 0; i < PER_KEY; i++) await get(`Bearer ${key}`).expect(200);
+    await get(`Bearer ${key}`).expect(429);
+  });
+
+  it('limits requests without a valid key by client IP, so guessing is throttled', async () => {
+    expectHeaders(await get().expect(401), PER_IP, PER_IP - 1);
+    expectHeaders(await get('Bearer guess-1').expect(401), PER_IP, 0);
+    const res = await get('Bearer guess-2').expect(429);
+    expect(res.headers['retry-after']).toBeDefined();
+    // A valid key still has its own budget from the same IP.
+    await get('Bearer test-key-rotated').expect(200);
+  });
+});
