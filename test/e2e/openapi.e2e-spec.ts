@@ -80,10 +80,26 @@ describe('OpenAPI document', () => {
             'application/problem+json' in ((response as { content?: object }).content ?? {}),
         )
         .map(([status]) => status);
-    expect(statuses('/api/data/links')).toEqual(['400', '401', '405', '500', '503']);
-    expect(statuses('/api/data/clients')).toEqual(['400', '401', '405', '500', '503']);
-    expect(statuses('/api/data/links/{id}')).toEqual(['400', '401', '404', '405', '500', '503']);
-    expect(statuses('/api/data/clients/{id}')).toEqual(['400', '401', '404', '405', '500', '503']);
+    expect(statuses('/api/data/links')).toEqual(['400', '401', '405', '429', '500', '503']);
+    expect(statuses('/api/data/clients')).toEqual(['400', '401', '405', '429', '500', '503']);
+    expect(statuses('/api/data/links/{id}')).toEqual([
+      '400',
+      '401',
+      '404',
+      '405',
+      '429',
+      '500',
+      '503',
+    ]);
+    expect(statuses('/api/data/clients/{id}')).toEqual([
+      '400',
+      '401',
+      '404',
+      '405',
+      '429',
+      '500',
+      '503',
+    ]);
   });
 
   const server = () => request(t.app.getHttpServer());

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { ApiKeyCommands } from '../../src/api-keys/api-key-commands';
 import { createTestApp, TestApp } from '../support/create-app';
+import { OpenApiChecker } from '../support/openapi';
 
 const PER_KEY = 3;
 const PER_IP = 2;
@@ -50,6 +51,8 @@ describe('Rate limits, in memory (issue 3)', () => {
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
     expectHeaders(res, PER_KEY, 0);
+    const document = await request(server()).get('/docs/openapi.json').expect(200);
+    new OpenApiChecker(document.body).expectValid(res, '/api/data/links');
     // Another key is not starved by the first.
     expectHeaders(await get('Bearer test-key-rotated').expect(200), PER_KEY, PER_KEY - 1);
   });
