@@ -1,0 +1,90 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import ts from 'typescript';
+import { countQuery, getQuery, pageQuery } from '../clients/clients.sql';
+import { linkQuery, linksBatchQuery } from '../links/links.sql';
+
+// Security review, as tests: no value ever becomes SQL text; it travels as a bind parameter.
+describe('SQL is never built from values', () => {
+  const text = fc.string({ unit: 'binary', maxLength: 50 });
+  const timestamp = fc
+    .date({ min: new Date('1970-01-01'), max: new Date('2999-12-31'), noInvalidDate: true })
+    .map((d) => d.toISOString().replace('Z', '000Z'));
+
+  it('the query builders give the same text for any values', () => {
+    fc.assert(
+      fc.property(
+        text,
+        fc.boolean(),
+        text,
+        text,
+        timestamp,
+        fc.nat(),
+        (linkId, isDeleted, status, id, createdAt, offset) => {
+          const filters = { linkId, isDeleted, status };
+          const shape = { linkId: 'x', isDeleted: true, status: 'x' };
+          const queries = [
+            [countQuery(filters), countQuery(shape)],
+            [pageQuery(filters, 7, { offset }), pageQuery(shape, 1, { offset: 0 })],
+            [
+              pageQuery(filters, 7, { after: { createdAt, id } }),
+              pageQuery(shape, 1, { after: { createdAt: 'x', id: 'x' } }),
+            ],
+            [getQuery(id), getQuery('x')],
+            [linkQuery(id), linkQuery('x')],
+            [
+              linksBatchQuery(7, { createdAt, id }),
+              linksBatchQuery(1, { createdAt: 'x', id: 'x' }),
+            ],
+          ];
+          for (const [actual, sameShape] of queries) {
+            expect(actual.text).toBe(sameShape.text);
+          }
+          expect(countQuery(filters).params).toEqual([linkId, isDeleted, status]);
+        },
+      ),
+    );
+  });
+
+  const sourceFiles = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) return sourceFiles(path);
+      return path.endsWith('.ts') && !path.endsWith('.spec.ts') ? [path] : [];
+    });
+
+  it('every query call passes fixed SQL, or the text of a query builder with its parameters', () => {
+    const offenders: string[] = [];
+    for (const file of sourceFiles(join(__dirname, '..'))) {
+      const source = ts.createSourceFile(
+        file,
+        readFileSync(file, 'utf8'),
+        ts.ScriptTarget.Latest,
+        true,
+      );
+      const visit = (node: ts.Node) => {
+        if (
+          ts.isCallExpression(node) &&
+          ts.isPropertyAccessExpression(node.expression) &&
+          node.expression.name.text === 'query' &&
+          node.arguments.length > 0
+        ) {
+          const [sql] = node.arguments;
+          const fixed = ts.isStringLiteral(sql) || ts.isNoSubstitutionTemplateLiteral(sql);
+          const built = ts.isIdentifier(sql) && sql.text === 'text' && node.arguments.length === 2;
+          // Migrations are fixed DDL; their templates interpolate only their own constants.
+          const migration =
+            file.includes(`${join('database', 'migrations')}`) && ts.isTemplateExpression(sql);
+          if (!fixed && !built && !migration) {
+            const { line } = source.getLineAndCharacterOfPosition(node.getStart());
+            offenders.push(`${file}:${line + 1}: ${node.getText().slice(0, 80)}`);
+          }
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(offenders).toEqual([]);
+  });
+});
