@@ -11,8 +11,8 @@ describe('validateEnv', () => {
       COUNT_CACHE_TTL_MS: 2000,
       DATABASE_TIMEOUT_MS: 5000,
       KEY_CACHE_TTL_MS: 10000,
-      RATE_LIMIT_PER_KEY: 600,
-      RATE_LIMIT_PER_IP: 60,
+      RATE_LIMIT_PER_KEY: 60000,
+      RATE_LIMIT_PER_IP: 6000,
       RATE_LIMIT_WINDOW_MS: 60000,
       REDIS_KEY_PREFIX: 'links-clients:',
     });

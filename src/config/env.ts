@@ -84,13 +84,15 @@ export class Env extends DatabaseEnv {
   @Transform(parseInteger)
   @IsInt(positiveCount('RATE_LIMIT_PER_KEY'))
   @Min(1, positiveCount('RATE_LIMIT_PER_KEY'))
-  RATE_LIMIT_PER_KEY = 600;
+  // Defaults are flood guards (1,000 and 100 requests/s), not quotas: a busy sync job or a
+  // test suite never meets them. Operators set real quotas per deployment.
+  RATE_LIMIT_PER_KEY = 60000;
 
   @Expose()
   @Transform(parseInteger)
   @IsInt(positiveCount('RATE_LIMIT_PER_IP'))
   @Min(1, positiveCount('RATE_LIMIT_PER_IP'))
-  RATE_LIMIT_PER_IP = 60;
+  RATE_LIMIT_PER_IP = 6000;
 
   @Expose()
   @Transform(parseInteger)
