@@ -18,7 +18,6 @@ const clients = Number(process.env.SOAK_CLIENTS ?? 20_000);
 const API_KEY = 'soak-key';
 const EXPECTED = new Set([200, 400, 401, 404, 405]);
 const root = new URL('..', import.meta.url).pathname;
-const log = (message) => console.log(`[soak] ${message}`);
 
 async function run(url, ...statements) {
   const client = new pg.Client({ connectionString: url });
