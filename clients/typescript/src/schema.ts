@@ -540,7 +540,7 @@ export interface operations {
                 isDeleted?: boolean;
                 /** @description Exact match on the status */
                 status?: "new" | "connected";
-                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit). Cannot be combined with page. */
+                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit). Cannot be combined with page (in "Try it out", clear page first). */
                 cursor?: string;
             };
             header?: never;
@@ -696,7 +696,7 @@ export interface operations {
                      *       "isDeleted": false,
                      *       "status": "connected",
                      *       "createdAt": "2026-02-01T00:03:00.000Z",
-                     *       "updatedAt": "2026-02-06T00:03:00.000Z"
+                     *       "updatedAt": "2026-02-05T00:03:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ClientResponse"];

@@ -5,7 +5,7 @@ export const CLIENT_EXAMPLE = {
   isDeleted: false,
   status: 'connected',
   createdAt: '2026-02-01T00:03:00.000Z',
-  updatedAt: '2026-02-06T00:03:00.000Z',
+  updatedAt: '2026-02-05T00:03:00.000Z',
 };
 
 const SECOND_CLIENT = {
@@ -14,7 +14,7 @@ const SECOND_CLIENT = {
   isDeleted: false,
   status: 'connected',
   createdAt: '2026-02-01T00:04:00.000Z',
-  updatedAt: '2026-02-07T00:04:00.000Z',
+  updatedAt: '2026-02-06T00:04:00.000Z',
 };
 
 const NEXT_CURSOR =
@@ -25,7 +25,7 @@ export const CLIENTS_PAGE_EXAMPLES = {
     summary: 'A page by number: ?status=connected&isDeleted=false&limit=2&page=3',
     value: {
       data: [CLIENT_EXAMPLE, SECOND_CLIENT],
-      meta: { page: 3, limit: 2, total: 1566, totalPages: 783, nextCursor: NEXT_CURSOR },
+      meta: { page: 3, limit: 2, total: 1440, totalPages: 720, nextCursor: NEXT_CURSOR },
     },
   },
   cursor: {
