@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { createApiClient } from '../../clients/typescript/src/client';
 import { allClients } from '../../clients/typescript/src/iterate-clients';
 import { syncClients } from '../../examples/sync-clients';
@@ -121,4 +123,19 @@ describe('examples/sync-clients.ts against a running instance', () => {
     expect(state.rows).toBe(expected.length);
     expect(readMirror(out)).toEqual(expected);
   });
+
+  it('runs as the command of the README (npm run example:sync)', async () => {
+    const root = join(__dirname, '../..');
+    const run = promisify(execFile);
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    await run(process.execPath, [tsc, '-p', 'tsconfig.consumers.json'], { cwd: root });
+    const out = join(dir, 'command.jsonl');
+    const { stdout } = await run(
+      process.execPath,
+      ['dist-consumers/examples/sync-clients.js', '--out', out, '--is-deleted', 'false'],
+      { cwd: root, env: { ...process.env, API_BASE_URL: baseUrl, API_KEY }, timeout: 60_000 },
+    );
+    expect(stdout).toBe(`${expected.length} clients in ${out}\n`);
+    expect(readMirror(out)).toEqual(expected);
+  }, 60_000);
 });
