@@ -36,7 +36,7 @@ export async function syncClients(options: SyncOptions): Promise<SyncState> {
   const { api, out, filter = {}, limit = 1000, signal, onPage } = options;
   const stateFile = `${out}.state.json`;
   const saved = options.restart ? undefined : await readState(stateFile);
-  if (saved && JSON.stringify(saved.filter) !== JSON.stringify(filter)) {
+  if (saved && filterKey(saved.filter) !== filterKey(filter)) {
     throw new Error(
       `${stateFile} is for the filter ${JSON.stringify(saved.filter)}: use --restart`,
     );
@@ -67,6 +67,14 @@ export async function syncClients(options: SyncOptions): Promise<SyncState> {
   }
   return state;
 }
+
+// The same filter whatever the order of its keys, and with or without undefined ones.
+const filterKey = (filter: ClientFilter) =>
+  JSON.stringify(
+    Object.entries(filter)
+      .filter(([, value]) => value !== undefined)
+      .sort(),
+  );
 
 async function readState(stateFile: string): Promise<SyncState | undefined> {
   try {

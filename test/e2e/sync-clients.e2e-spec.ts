@@ -119,6 +119,19 @@ describe('examples/sync-clients.ts against a running instance', () => {
     });
     await expect(first).rejects.toThrow('stop');
     await expect(syncClients({ api, out, filter: FILTER })).rejects.toThrow(/--restart/);
+    // The same filter, written otherwise, resumes: one more page.
+    const again = new AbortController();
+    const same = { isDeleted: undefined, status: 'new' as const };
+    const resumed = syncClients({
+      api,
+      out,
+      filter: same,
+      limit: 10,
+      signal: again.signal,
+      onPage: () => again.abort(new Error('stop again')),
+    });
+    await expect(resumed).rejects.toThrow('stop again');
+    expect(readMirror(out)).toHaveLength(20);
     const state = await syncClients({ api, out, filter: FILTER, restart: true });
     expect(state.rows).toBe(expected.length);
     expect(readMirror(out)).toEqual(expected);
