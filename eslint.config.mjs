@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', '.data/', 'node_modules/'] },
+  { ignores: ['dist/', 'dist-consumers/', 'coverage/', '.data/', 'node_modules/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

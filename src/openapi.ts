@@ -9,6 +9,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '`Authorization: Bearer <API key>`. Errors are RFC 9457 problem details.',
     )
     .setVersion('1.0')
+    .addServer('/', 'The server that serves this document')
+    .addTag('links', 'Links: listed whole, or fetched by id')
+    .addTag('clients', 'Clients: filtered and paged (by page number or cursor), or fetched by id')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key' })
     .addSecurityRequirements('bearer')
     .build();

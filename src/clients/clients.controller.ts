@@ -20,6 +20,7 @@ import { ApiErrorResponses } from '../common/api-error-responses.decorator';
 import { NoQueryParams } from '../common/no-query-params';
 import { ClientsService } from './clients.service';
 import { ClientResponse } from './dto/client.response';
+import { CLIENT_EXAMPLE, CLIENTS_PAGE_EXAMPLES } from './dto/clients.examples';
 import { ClientsCursorPageResponse, ClientsPageResponse } from './dto/clients-page.response';
 import { ListClientsQuery } from './dto/list-clients.query';
 
@@ -36,11 +37,16 @@ export class ClientsController {
   @ApiExtraModels(ClientsPageResponse, ClientsCursorPageResponse)
   @ApiOkResponse({
     description: 'A page by number (with totals), or the page after a cursor',
-    schema: {
-      anyOf: [
-        { $ref: getSchemaPath(ClientsPageResponse) },
-        { $ref: getSchemaPath(ClientsCursorPageResponse) },
-      ],
+    content: {
+      'application/json': {
+        schema: {
+          anyOf: [
+            { $ref: getSchemaPath(ClientsPageResponse) },
+            { $ref: getSchemaPath(ClientsCursorPageResponse) },
+          ],
+        },
+        examples: CLIENTS_PAGE_EXAMPLES,
+      },
     },
   })
   @ApiErrorResponses(400)
@@ -53,7 +59,7 @@ export class ClientsController {
   @Get(':id')
   @ApiOperation({ operationId: 'getClient', summary: 'Get one client by id, soft-deleted or not' })
   @ApiParam({ name: 'id', description: 'The client id (opaque string)' })
-  @ApiOkResponse({ type: ClientResponse })
+  @ApiOkResponse({ description: 'The client', type: ClientResponse, example: CLIENT_EXAMPLE })
   @ApiErrorResponses(400, 404)
   @Header('Content-Type', 'application/json; charset=utf-8')
   get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<string> {

@@ -1,34 +1,96 @@
+import { STATUS_CODES } from 'node:http';
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { ProblemDetailsDto } from './problem-details.dto';
 
-const DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid query: `errors` names every offending parameter',
-  401: 'Missing, malformed or unknown API key (see the WWW-Authenticate header)',
-  404: 'No resource has this id',
-  405: 'Only GET and HEAD are allowed (see the Allow header)',
-  429: 'Rate limit exceeded; retry after the Retry-After header (see also the RateLimit-* headers)',
-  500: 'Unexpected error; the requestId finds it in the logs',
-  503: 'The database is unavailable or too slow; retry after the Retry-After header',
+interface ErrorDoc {
+  description: string;
+  detail: string;
+  header?: { name: string; description: string; example: string };
+}
+
+const ERRORS: Record<number, ErrorDoc> = {
+  400: {
+    description: 'Invalid query: `errors` names every offending parameter',
+    detail: 'Invalid query parameters',
+  },
+  401: {
+    description: 'Missing, malformed or unknown API key (see the WWW-Authenticate header)',
+    detail: 'A valid API key is required: Authorization: Bearer <key>',
+    header: {
+      name: 'WWW-Authenticate',
+      description: 'With `error="invalid_token"` when a key was sent but is not valid',
+      example: 'Bearer realm="api", error="invalid_token"',
+    },
+  },
+  404: { description: 'No resource has this id', detail: 'No client has this id' },
+  405: {
+    description: 'Only GET and HEAD are allowed (see the Allow header)',
+    detail: 'This resource is read-only; use GET or HEAD',
+    header: { name: 'Allow', description: 'The methods allowed', example: 'GET, HEAD' },
+  },
+  429: {
+    description: 'Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After',
+    detail: 'Rate limit exceeded; retry after the seconds in Retry-After',
+    header: { name: 'Retry-After', description: 'Seconds to wait before retrying', example: '30' },
+  },
+  500: {
+    description: 'Unexpected error; the requestId finds it in the logs',
+    detail: 'An unexpected error occurred; it has been logged',
+  },
+  503: {
+    description: 'The database is unavailable or too slow; retry after the Retry-After header',
+    detail: 'The database is unavailable; retry later',
+    header: { name: 'Retry-After', description: 'Seconds to wait before retrying', example: '5' },
+  },
 };
 
 // Every data route can answer these, whatever its parameters.
 const ALWAYS = [401, 405, 429, 500, 503];
 
-/** Documents the problem+json error responses of a data route (CONTRACT §3). */
+function problemExample(status: number): ProblemDetailsDto {
+  return {
+    type: 'about:blank',
+    title: STATUS_CODES[status] as string,
+    status,
+    detail: ERRORS[status].detail,
+    instance: status === 404 ? '/api/data/clients/no-such-id' : '/api/data/clients',
+    requestId: '0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e',
+    ...(status === 400 && {
+      errors: [
+        { name: 'limit', reason: 'must be an integer from 1 to 1000' },
+        { name: 'stauts', reason: 'is not a known parameter' },
+      ],
+    }),
+  };
+}
+
+/** Documents the problem+json error responses of a data route (CONTRACT §3), with examples. */
 export function ApiErrorResponses(...statuses: number[]) {
   return applyDecorators(
     ApiExtraModels(ProblemDetailsDto),
     ...[...statuses, ...ALWAYS]
       .sort((a, b) => a - b)
-      .map((status) =>
-        ApiResponse({
+      .map((status) => {
+        const { description, header } = ERRORS[status];
+        return ApiResponse({
           status,
-          description: DESCRIPTIONS[status],
+          description,
+          ...(header && {
+            headers: {
+              [header.name]: {
+                description: header.description,
+                schema: { type: 'string', example: header.example },
+              },
+            },
+          }),
           content: {
-            'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDetailsDto) } },
+            'application/problem+json': {
+              schema: { $ref: getSchemaPath(ProblemDetailsDto) },
+              example: problemExample(status),
+            },
           },
-        }),
-      ),
+        });
+      }),
   );
 }

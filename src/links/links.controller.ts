@@ -18,6 +18,7 @@ import {
 import { ApiErrorResponses } from '../common/api-error-responses.decorator';
 import { NoQueryParams } from '../common/no-query-params';
 import { LinkResponse } from './dto/link.response';
+import { LINK_EXAMPLE, LINKS_LIST_EXAMPLE } from './dto/links.examples';
 import { LinksListResponse } from './dto/links-list.response';
 import { LinksService } from './links.service';
 
@@ -28,7 +29,11 @@ export class LinksController {
 
   @Get()
   @ApiOperation({ operationId: 'listLinks', summary: 'List every link, by createdAt then id' })
-  @ApiOkResponse({ type: LinksListResponse })
+  @ApiOkResponse({
+    description: 'Every link, with their number',
+    type: LinksListResponse,
+    example: LINKS_LIST_EXAMPLE,
+  })
   @ApiErrorResponses(400)
   async list(@Query() _query: NoQueryParams): Promise<StreamableFile> {
     const json = await this.linksService.list();
@@ -41,7 +46,7 @@ export class LinksController {
   @Get(':id')
   @ApiOperation({ operationId: 'getLink', summary: 'Get one link by id' })
   @ApiParam({ name: 'id', description: 'The link id (opaque string)' })
-  @ApiOkResponse({ type: LinkResponse })
+  @ApiOkResponse({ description: 'The link', type: LinkResponse, example: LINK_EXAMPLE })
   @ApiErrorResponses(400, 404)
   @Header('Content-Type', 'application/json; charset=utf-8')
   get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<string> {

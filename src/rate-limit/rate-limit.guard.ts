@@ -18,6 +18,7 @@ import { bearerKeyOf } from '../auth/bearer-key';
 import { Env } from '../config/env';
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
+export const RATE_LIMITED = 'Rate limit exceeded; retry after the seconds in Retry-After';
 
 /**
  * Runs before authentication: a valid key draws on its own budget (RATE_LIMIT_PER_KEY), any
@@ -36,6 +37,10 @@ export class RateLimitGuard extends ThrottlerGuard {
     private readonly config: ConfigService<Env, true>,
   ) {
     super(options, storage, reflector);
+  }
+
+  protected override async throwThrottlingException(): Promise<void> {
+    throw new ThrottlerException(RATE_LIMITED);
   }
 
   protected override async handleRequest(props: ThrottlerRequest): Promise<boolean> {

@@ -47,6 +47,7 @@ describe('Rate limits, in memory (issue 3)', () => {
       type: 'about:blank',
       title: 'Too Many Requests',
       status: 429,
+      detail: 'Rate limit exceeded; retry after the seconds in Retry-After',
     });
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);

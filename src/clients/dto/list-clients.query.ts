@@ -94,7 +94,7 @@ export class ListClientsQuery {
   @ApiPropertyOptional({
     description:
       'Continue after the last item of an earlier response: its meta.nextCursor, with the same ' +
-      'filters (any limit). Cannot be combined with page.',
+      'filters (any limit). Cannot be combined with page (in "Try it out", clear page first).',
   })
   @IsOptional()
   @IsString(cursorRule)
