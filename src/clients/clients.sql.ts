@@ -1,4 +1,4 @@
-import { isoMicros, isoMillis, LIST_ORDER } from '../database/sql-json';
+import { isoMicros, isoMillis, jsonObject, LIST_ORDER } from '../database/sql-json';
 import { CursorPosition } from './clients-cursor';
 
 export interface ClientFilters {
@@ -21,9 +21,10 @@ export interface PageRow {
 }
 
 // CONTRACT §1: exactly these fields, in this order.
-const CLIENT_JSON = `json_build_object(
-  'id', c.id, 'linkId', c.link_id, 'isDeleted', c.is_deleted, 'status', c.status,
-  'createdAt', ${isoMillis('c.created_at')}, 'updatedAt', ${isoMillis('c.updated_at')})`;
+const CLIENT_JSON = jsonObject(
+  `c.id, c.link_id AS "linkId", c.is_deleted AS "isDeleted", c.status,
+   ${isoMillis('c.created_at')} AS "createdAt", ${isoMillis('c.updated_at')} AS "updatedAt"`,
+);
 
 /** Collects bind parameters: every value reaches PostgreSQL as a parameter, never as SQL. */
 class Params {
@@ -48,7 +49,7 @@ const where = (conditions: string[]) =>
 
 export function getQuery(id: string): SqlQuery {
   return {
-    text: `SELECT ${CLIENT_JSON}::text AS json FROM clients AS c WHERE c.id = $1`,
+    text: `SELECT ${CLIENT_JSON} AS json FROM clients AS c WHERE c.id = $1`,
     params: [id],
   };
 }
@@ -88,7 +89,7 @@ export function pageQuery(
       ) AS keys
     )
     SELECT
-      coalesce(json_agg(${CLIENT_JSON} ORDER BY k.n) FILTER (WHERE k.n <= ${size}), '[]')::text
+      '[' || coalesce(string_agg(${CLIENT_JSON}, ',' ORDER BY k.n) FILTER (WHERE k.n <= ${size}), '') || ']'
         AS "dataJson",
       max(${isoMicros('k.created_at')}) FILTER (WHERE k.n = ${size}) AS "lastCreatedAt",
       max(k.id COLLATE "C") FILTER (WHERE k.n = ${size}) AS "lastId",

@@ -8,3 +8,10 @@ export const isoMicros = (column: string) =>
 // CONTRACT §2 order: createdAt, then id in byte order whatever the database locale. The list
 // indexes are built on exactly these expressions.
 export const LIST_ORDER = 'created_at, id COLLATE "C"';
+
+/**
+ * A row as compact JSON text, its fields named and ordered as given (`expr AS "name"`, …).
+ * row_to_json writes no spaces, unlike json_build_object.
+ */
+export const jsonObject = (fields: string) =>
+  `(SELECT row_to_json(f) FROM (SELECT ${fields}) AS f)::text`;

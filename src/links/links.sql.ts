@@ -1,4 +1,4 @@
-import { isoMicros, isoMillis, LIST_ORDER } from '../database/sql-json';
+import { isoMicros, isoMillis, jsonObject, LIST_ORDER } from '../database/sql-json';
 
 export interface LinkPosition {
   createdAt: string;
@@ -14,11 +14,12 @@ export interface LinksBatchRow {
 }
 
 // CONTRACT §1: exactly these fields, in this order.
-const LINK_JSON = `json_build_object(
-  'id', id, 'createdAt', ${isoMillis('created_at')}, 'updatedAt', ${isoMillis('updated_at')})`;
+const LINK_JSON = jsonObject(
+  `id, ${isoMillis('created_at')} AS "createdAt", ${isoMillis('updated_at')} AS "updatedAt"`,
+);
 
 export function linkQuery(id: string) {
-  return { text: `SELECT ${LINK_JSON}::text AS json FROM links WHERE id = $1`, params: [id] };
+  return { text: `SELECT ${LINK_JSON} AS json FROM links WHERE id = $1`, params: [id] };
 }
 
 /** Up to `size` links in list order, after `after` when given. */
@@ -35,7 +36,7 @@ export function linksBatchQuery(size: number, after?: LinkPosition) {
       FROM (SELECT id, created_at, updated_at FROM links ${where}
             ORDER BY ${LIST_ORDER} LIMIT $1::int) AS rows
     )
-    SELECT string_agg(${LINK_JSON}::text, ',' ORDER BY n) AS "json",
+    SELECT string_agg(${LINK_JSON}, ',' ORDER BY n) AS "json",
            count(*)::int AS "rows",
            (array_agg(${isoMicros('created_at')} ORDER BY n DESC))[1] AS "lastCreatedAt",
            (array_agg(id ORDER BY n DESC))[1] AS "lastId"
