@@ -10,6 +10,11 @@ describe('validateEnv', () => {
       PORT: 3000,
       COUNT_CACHE_TTL_MS: 2000,
       DATABASE_TIMEOUT_MS: 5000,
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      HEALTH_TIMEOUT_MS: 1000,
+      SHUTDOWN_DRAIN_DELAY_MS: 5000,
+      SHUTDOWN_TIMEOUT_MS: 15000,
     });
   });
 
@@ -19,6 +24,11 @@ describe('validateEnv', () => {
       PORT: '8080',
       COUNT_CACHE_TTL_MS: '0',
       DATABASE_TIMEOUT_MS: '250',
+      LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'pretty',
+      HEALTH_TIMEOUT_MS: '300',
+      SHUTDOWN_DRAIN_DELAY_MS: '0',
+      SHUTDOWN_TIMEOUT_MS: '20000',
       HOME: '/root',
     });
     expect({ ...env }).toEqual({
@@ -27,6 +37,11 @@ describe('validateEnv', () => {
       PORT: 8080,
       COUNT_CACHE_TTL_MS: 0,
       DATABASE_TIMEOUT_MS: 250,
+      LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'pretty',
+      HEALTH_TIMEOUT_MS: 300,
+      SHUTDOWN_DRAIN_DELAY_MS: 0,
+      SHUTDOWN_TIMEOUT_MS: 20000,
     });
   });
 
@@ -77,6 +92,27 @@ describe('validateEnv', () => {
       'DATABASE_TIMEOUT_MS',
       '5s',
       'DATABASE_TIMEOUT_MS must be a whole number of milliseconds, 1 or more',
+    ],
+    [
+      'LOG_LEVEL',
+      'verbose',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    ],
+    ['LOG_FORMAT', 'text', 'LOG_FORMAT must be one of json, pretty'],
+    [
+      'HEALTH_TIMEOUT_MS',
+      '0',
+      'HEALTH_TIMEOUT_MS must be a whole number of milliseconds, 1 or more',
+    ],
+    [
+      'SHUTDOWN_DRAIN_DELAY_MS',
+      '-1',
+      'SHUTDOWN_DRAIN_DELAY_MS must be a whole number of milliseconds, 0 or more',
+    ],
+    [
+      'SHUTDOWN_TIMEOUT_MS',
+      '0',
+      'SHUTDOWN_TIMEOUT_MS must be a whole number of milliseconds, 1 or more',
     ],
   ])('rejects %s=%j', (name, value, message) => {
     expect(() => validateEnv({ ...VALID, [name]: value })).toThrow(message);

@@ -1,5 +1,14 @@
 import { Expose, plainToInstance, Transform } from 'class-transformer';
-import { ArrayNotEmpty, IsDefined, IsInt, Matches, Max, Min, validateSync } from 'class-validator';
+import {
+  ArrayNotEmpty,
+  IsDefined,
+  IsIn,
+  IsInt,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+} from 'class-validator';
 
 const parseInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
@@ -12,6 +21,11 @@ const parseKeyList = ({ value }: { value: unknown }) =>
         .map((key) => key.trim())
         .filter((key) => key !== '')
     : value;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 const wholeMilliseconds = (name: string, min: number) => ({
   message: `${name} must be a whole number of milliseconds, ${min} or more`,
@@ -52,6 +66,35 @@ export class Env extends DatabaseEnv {
   @IsInt(wholeMilliseconds('COUNT_CACHE_TTL_MS', 0))
   @Min(0, wholeMilliseconds('COUNT_CACHE_TTL_MS', 0))
   COUNT_CACHE_TTL_MS = 2000;
+
+  @Expose()
+  @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
+  LOG_LEVEL: LogLevel = 'info';
+
+  // JSON lines for log collectors; `npm start` sets pretty for people.
+  @Expose()
+  @IsIn(LOG_FORMATS, { message: `LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}` })
+  LOG_FORMAT: LogFormat = 'json';
+
+  @Expose()
+  @Transform(parseInteger)
+  @IsInt(wholeMilliseconds('HEALTH_TIMEOUT_MS', 1))
+  @Min(1, wholeMilliseconds('HEALTH_TIMEOUT_MS', 1))
+  HEALTH_TIMEOUT_MS = 1000;
+
+  // After SIGTERM: how long the server keeps accepting (while load balancers see the failed
+  // readiness and stop routing here), then how long in-flight requests get to finish.
+  @Expose()
+  @Transform(parseInteger)
+  @IsInt(wholeMilliseconds('SHUTDOWN_DRAIN_DELAY_MS', 0))
+  @Min(0, wholeMilliseconds('SHUTDOWN_DRAIN_DELAY_MS', 0))
+  SHUTDOWN_DRAIN_DELAY_MS = 5000;
+
+  @Expose()
+  @Transform(parseInteger)
+  @IsInt(wholeMilliseconds('SHUTDOWN_TIMEOUT_MS', 1))
+  @Min(1, wholeMilliseconds('SHUTDOWN_TIMEOUT_MS', 1))
+  SHUTDOWN_TIMEOUT_MS = 15000;
 }
 
 /**

@@ -34,10 +34,7 @@ export async function createTestApp({
   const moduleRef = await override(
     Test.createTestingModule({ imports: [await AppModule.forRoot()] }),
   ).compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({
-    ...APP_OPTIONS,
-    logger: ['error', 'warn'],
-  });
+  const app = moduleRef.createNestApplication<NestExpressApplication>(APP_OPTIONS);
   configureApp(app);
   await app.init();
   return {

@@ -6,3 +6,5 @@ const url = new URL(process.env.TEST_SERVER_URL as string);
 url.pathname = `/test_${randomBytes(6).toString('hex')}`;
 process.env.DATABASE_URL = url.toString();
 process.env.API_KEYS = 'test-key-primary,test-key-rotated';
+// Quiet unless asked (TEST_LOG_LEVEL=info npm test); the logging spec captures its own lines.
+process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';

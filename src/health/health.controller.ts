@@ -1,0 +1,50 @@
+import { Controller, Get } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ApiExcludeController } from '@nestjs/swagger';
+import {
+  HealthCheck,
+  HealthCheckService,
+  HealthIndicatorService,
+  TypeOrmHealthIndicator,
+} from '@nestjs/terminus';
+import { Public } from '../auth/public.decorator';
+import { Env } from '../config/env';
+import { ShutdownState } from './shutdown-state';
+
+/**
+ * Probes for orchestrators (issue 4, item 1): public, and answered with terminus' own JSON
+ * report, 200 or 503 — not problem details (see ProblemDetailsFilter).
+ */
+@Public()
+@ApiExcludeController()
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly indicator: HealthIndicatorService,
+    private readonly database: TypeOrmHealthIndicator,
+    private readonly shutdown: ShutdownState,
+    private readonly config: ConfigService<Env, true>,
+  ) {}
+
+  /** The process is up and serving HTTP; never touches the database. */
+  @Get('live')
+  @HealthCheck({ swaggerDocumentation: false })
+  live() {
+    return this.health.check([]);
+  }
+
+  /** Worth sending traffic to: not shutting down, and the database answers quickly. */
+  @Get('ready')
+  @HealthCheck({ swaggerDocumentation: false })
+  ready() {
+    const timeout = this.config.get('HEALTH_TIMEOUT_MS', { infer: true });
+    return this.health.check([
+      () => {
+        const session = this.indicator.check('shutdown');
+        return this.shutdown.isShuttingDown ? session.down('shutting down') : session.up();
+      },
+      () => this.database.pingCheck('database', { timeout }),
+    ]);
+  }
+}

@@ -1,0 +1,7 @@
+import { Injectable } from '@nestjs/common';
+
+/** Set on SIGTERM: readiness fails from then on and responses close their connections. */
+@Injectable()
+export class ShutdownState {
+  isShuttingDown = false;
+}
