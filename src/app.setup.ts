@@ -20,9 +20,12 @@ export function configureApp(app: NestExpressApplication): void {
   app.use(requestIdMiddleware);
   app.use(app.get(HttpMetrics).middleware);
   const shutdown = app.get(ShutdownState);
-  // While draining, every response tells keep-alive clients to reconnect (to another replica).
+  // Counts requests in flight; while draining, every response tells keep-alive clients to
+  // reconnect (to another replica).
   app.use((_req: Request, res: Response, next: NextFunction) => {
     if (shutdown.isShuttingDown) res.setHeader('Connection', 'close');
+    shutdown.inFlight++;
+    res.once('close', () => shutdown.inFlight--);
     next();
   });
   setUpOpenApi(app);

@@ -4,4 +4,6 @@ import { Injectable } from '@nestjs/common';
 @Injectable()
 export class ShutdownState {
   isShuttingDown = false;
+  /** Requests received and not yet answered, so the shutdown can wait for them. */
+  inFlight = 0;
 }

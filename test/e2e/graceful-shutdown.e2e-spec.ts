@@ -12,19 +12,21 @@ const AUTH = { Authorization: 'Bearer shutdown-key' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Outcome {
+  startedAt: number;
   at: number;
   status?: number;
   error?: string;
 }
 
 async function attempt(url: string): Promise<Outcome> {
+  const startedAt = Date.now();
   try {
     const res = await fetch(url, { headers: AUTH, signal: AbortSignal.timeout(15000) });
     await res.arrayBuffer();
-    return { at: Date.now(), status: res.status };
+    return { startedAt, at: Date.now(), status: res.status };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;
-    return { at: Date.now(), error: cause?.code ?? String(error) };
+    return { startedAt, at: Date.now(), error: cause?.code ?? String(error) };
   }
 }
 
@@ -106,9 +108,22 @@ describe('Graceful shutdown on SIGTERM', () => {
     await workers;
     expect(exitedAt - signalledAt).toBeLessThan(DRAIN_MS + HOLD_MS + 8000);
 
-    // Every request the server accepted was answered; the only failures are refused connections.
+    // Every request the server accepted was answered. The failures allowed: refused connections
+    // once the listener closed, and resets of connections the kernel completed but the app had
+    // not accepted yet when the listener closed (they sat in the listen backlog, which the
+    // kernel resets on close): one per client at most, started just before the close.
+    const closedAt = (await api.logLine((line) => String(line.msg).startsWith('refusing')))
+      .time as number;
+    const inBacklog = (outcome: Outcome) =>
+      outcome.error === 'ECONNRESET' &&
+      outcome.startedAt > closedAt - 100 &&
+      Math.abs(outcome.at - closedAt) < 100;
     const failures = load.filter((outcome) => outcome.status !== 200);
-    expect(failures.filter((outcome) => outcome.error !== 'ECONNREFUSED')).toEqual([]);
+    expect(
+      failures.filter((outcome) => outcome.error !== 'ECONNREFUSED' && !inBacklog(outcome)),
+    ).toEqual([]);
+    expect(failures.filter(inBacklog).length).toBeLessThanOrEqual(4);
+    expect(failures.every((outcome) => outcome.startedAt > closedAt - 100)).toBe(true);
     const servedWhileDraining = load.filter(
       (outcome) => outcome.status === 200 && outcome.at > signalledAt + 200,
     );
