@@ -13,7 +13,7 @@ import {
 const parseInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
 
-// CONTRACT §4: comma-separated so keys can be rotated; blank entries are ignored.
+// Comma-separated lists (CONTRACT §4: API keys, so they can be rotated); blanks are ignored.
 const parseKeyList = ({ value }: { value: unknown }) =>
   typeof value === 'string'
     ? value
@@ -66,6 +66,15 @@ export class Env extends DatabaseEnv {
   @IsInt(wholeMilliseconds('COUNT_CACHE_TTL_MS', 0))
   @Min(0, wholeMilliseconds('COUNT_CACHE_TTL_MS', 0))
   COUNT_CACHE_TTL_MS = 2000;
+
+  // Issue 4, item 8: when set, every read goes to one of these (streaming) replicas.
+  @Expose()
+  @Transform(parseKeyList)
+  @Matches(/^postgres(ql)?:\/\/\S+$/, {
+    each: true,
+    message: 'DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs',
+  })
+  DATABASE_REPLICA_URLS: string[] = [];
 
   @Expose()
   @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })

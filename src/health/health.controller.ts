@@ -7,6 +7,7 @@ import {
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
+import { DataSource } from 'typeorm';
 import { Public } from '../auth/public.decorator';
 import { Env } from '../config/env';
 import { ShutdownState } from './shutdown-state';
@@ -25,6 +26,7 @@ export class HealthController {
     private readonly database: TypeOrmHealthIndicator,
     private readonly shutdown: ShutdownState,
     private readonly config: ConfigService<Env, true>,
+    private readonly dataSource: DataSource,
   ) {}
 
   /** The process is up and serving HTTP; never touches the database. */
@@ -34,7 +36,7 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** Worth sending traffic to: not shutting down, and the database answers quickly. */
+  /** Worth sending traffic to: not shutting down, and the database (and replicas) answer quickly. */
   @Get('ready')
   @HealthCheck({ swaggerDocumentation: false })
   ready() {
@@ -45,6 +47,20 @@ export class HealthController {
         return this.shutdown.isShuttingDown ? session.down('shutting down') : session.up();
       },
       () => this.database.pingCheck('database', { timeout }),
+      ...this.replicaPools().map(
+        (pool, index) => () =>
+          this.indicator
+            .check(`replica-${index}`)
+            .attempt(async () => {
+              await pool.query('SELECT 1');
+            })
+            .withTimeout(timeout),
+      ),
     ]);
+  }
+
+  // TypeORM's PostgresDriver keeps the replicas' pg Pools as `slaves`.
+  private replicaPools(): { query(sql: string): Promise<unknown> }[] {
+    return (this.dataSource.driver as { slaves?: [] }).slaves ?? [];
   }
 }
