@@ -59,8 +59,12 @@ export class HealthController {
     ]);
   }
 
-  // TypeORM's PostgresDriver keeps the replicas' pg Pools as `slaves`.
+  // TypeORM's PostgresDriver keeps the replicas' pg Pools as `slaves` (the primary's is pinged
+  // above through the DataSource, whose plain queries go to the primary).
   private replicaPools(): { query(sql: string): Promise<unknown> }[] {
-    return (this.dataSource.driver as { slaves?: [] }).slaves ?? [];
+    const driver = this.dataSource.driver as {
+      slaves?: { query(sql: string): Promise<unknown> }[];
+    };
+    return driver.slaves ?? [];
   }
 }
