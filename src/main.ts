@@ -1,12 +1,13 @@
-import { closeOnSignals } from './close-on-signals';
+import { Logger } from '@nestjs/common';
+import { shutDownGracefully } from './graceful-shutdown';
 import { startApi } from './start-api';
 
 // Production start (`npm run start:prod`, CONTRACT §6): no embedded database, no seeding and
 // no implicit migrations. A bad environment ends in one message naming each variable, exit 1.
 startApi()
   .then(({ app, url }) => {
-    closeOnSignals(() => app.close());
-    console.log(`Links and Clients API listening on ${url}`);
+    shutDownGracefully(app);
+    new Logger('Main').log(`Links and Clients API listening on ${url}`);
   })
   .catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);

@@ -2,6 +2,7 @@ import { BadRequestException, Injectable, NotFoundException } from '@nestjs/comm
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { CountCache } from '../common/count-cache';
+import { readQuery } from '../database/read-query';
 import { isStorableText } from '../database/storable-text';
 import { Client } from './client.entity';
 import { ClientsCursorCodec, CursorPosition } from './clients-cursor';
@@ -59,7 +60,7 @@ export class ClientsService {
   async findOne(id: string): Promise<string> {
     const { text, params } = getQuery(id);
     const [row] = isStorableText(id)
-      ? await this.clients.query<{ json: string }[]>(text, params)
+      ? await readQuery<{ json: string }[]>(this.clients.manager.connection, text, params)
       : [];
     if (!row) throw new NotFoundException('No client has this id');
     return row.json;
@@ -74,7 +75,7 @@ export class ClientsService {
     // A link id with NUL matches nothing (CONTRACT §2), and PostgreSQL would reject the query.
     if (!isStorableText(filters.linkId ?? '')) return { dataJson: '[]', nextCursor: null };
     const { text, params } = pageQuery(filters, limit, from);
-    const [row] = await this.clients.query<PageRow[]>(text, params);
+    const [row] = await readQuery<PageRow[]>(this.clients.manager.connection, text, params);
     const next = row.hasMore
       ? { createdAt: row.lastCreatedAt as string, id: row.lastId as string }
       : null;
@@ -84,7 +85,11 @@ export class ClientsService {
   private async count(filters: ClientFilters): Promise<number> {
     if (!isStorableText(filters.linkId ?? '')) return 0;
     const { text, params } = countQuery(filters);
-    const [row] = await this.clients.query<{ total: string }[]>(text, params);
+    const [row] = await readQuery<{ total: string }[]>(
+      this.clients.manager.connection,
+      text,
+      params,
+    );
     return Number(row.total);
   }
 }

@@ -7,6 +7,7 @@ import {
   HttpStatus,
   Logger,
   NotFoundException,
+  ServiceUnavailableException,
 } from '@nestjs/common';
 import { Request, Response } from 'express';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
@@ -30,6 +31,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const req = host.switchToHttp().getRequest<Request>();
     const res = host.switchToHttp().getResponse<Response>();
+    if (isHealthReport(exception)) {
+      // Probes read terminus' own report (issue 4): `{ status: "error", info, error, details }`.
+      res.status(exception.getStatus()).json(exception.getResponse());
+      return;
+    }
     const requestId = requestIdOf(res);
     const problem = toProblem(exception);
     if (problem.status === HttpStatus.SERVICE_UNAVAILABLE) {
@@ -59,6 +65,12 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     };
     res.status(problem.status).type('application/problem+json').json(body);
   }
+}
+
+function isHealthReport(exception: unknown): exception is ServiceUnavailableException {
+  if (!(exception instanceof ServiceUnavailableException)) return false;
+  const report = exception.getResponse() as { status?: unknown; details?: unknown };
+  return report.status === 'error' && typeof report.details === 'object';
 }
 
 function toProblem(exception: unknown): Problem {

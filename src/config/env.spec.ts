@@ -15,6 +15,12 @@ describe('validateEnv', () => {
       RATE_LIMIT_PER_IP: 6000,
       RATE_LIMIT_WINDOW_MS: 60000,
       REDIS_KEY_PREFIX: 'links-clients:',
+      DATABASE_REPLICA_URLS: [],
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      HEALTH_TIMEOUT_MS: 1000,
+      SHUTDOWN_DRAIN_DELAY_MS: 5000,
+      SHUTDOWN_TIMEOUT_MS: 15000,
     });
   });
 
@@ -31,6 +37,12 @@ describe('validateEnv', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX: 'x:',
       CORS_ORIGINS: 'https://a.example, http://localhost:8080',
+      DATABASE_REPLICA_URLS: 'postgres://r1/db, postgres://r2/db',
+      LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'pretty',
+      HEALTH_TIMEOUT_MS: '300',
+      SHUTDOWN_DRAIN_DELAY_MS: '0',
+      SHUTDOWN_TIMEOUT_MS: '20000',
       HOME: '/root',
     });
     expect({ ...env }).toEqual({
@@ -46,6 +58,12 @@ describe('validateEnv', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX: 'x:',
       CORS_ORIGINS: ['https://a.example', 'http://localhost:8080'],
+      DATABASE_REPLICA_URLS: ['postgres://r1/db', 'postgres://r2/db'],
+      LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'pretty',
+      HEALTH_TIMEOUT_MS: 300,
+      SHUTDOWN_DRAIN_DELAY_MS: 0,
+      SHUTDOWN_TIMEOUT_MS: 20000,
     });
   });
 
@@ -114,6 +132,32 @@ describe('validateEnv', () => {
       'DATABASE_TIMEOUT_MS',
       '5s',
       'DATABASE_TIMEOUT_MS must be a whole number of milliseconds, 1 or more',
+    ],
+    [
+      'LOG_LEVEL',
+      'verbose',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    ],
+    [
+      'DATABASE_REPLICA_URLS',
+      'postgres://r1/db,mysql://r2/db',
+      'DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs',
+    ],
+    ['LOG_FORMAT', 'text', 'LOG_FORMAT must be one of json, pretty'],
+    [
+      'HEALTH_TIMEOUT_MS',
+      '0',
+      'HEALTH_TIMEOUT_MS must be a whole number of milliseconds, 1 or more',
+    ],
+    [
+      'SHUTDOWN_DRAIN_DELAY_MS',
+      '-1',
+      'SHUTDOWN_DRAIN_DELAY_MS must be a whole number of milliseconds, 0 or more',
+    ],
+    [
+      'SHUTDOWN_TIMEOUT_MS',
+      '0',
+      'SHUTDOWN_TIMEOUT_MS must be a whole number of milliseconds, 1 or more',
     ],
   ])('rejects %s=%j', (name, value, message) => {
     expect(() => validateEnv({ ...VALID, [name]: value })).toThrow(message);

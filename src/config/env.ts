@@ -2,6 +2,7 @@ import { Expose, plainToInstance, Transform } from 'class-transformer';
 import {
   ArrayNotEmpty,
   IsDefined,
+  IsIn,
   IsInt,
   IsOptional,
   Matches,
@@ -14,7 +15,7 @@ import {
 const parseInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
 
-// CONTRACT §4: comma-separated so keys can be rotated; blank entries are ignored.
+// Comma-separated lists (CONTRACT §4: API keys, so they can be rotated); blanks are ignored.
 const parseKeyList = ({ value }: { value: unknown }) =>
   typeof value === 'string'
     ? value
@@ -22,6 +23,11 @@ const parseKeyList = ({ value }: { value: unknown }) =>
         .map((key) => key.trim())
         .filter((key) => key !== '')
     : value;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 const wholeMilliseconds = (name: string, min: number) => ({
   message: `${name} must be a whole number of milliseconds, ${min} or more`,
@@ -118,6 +124,43 @@ export class Env extends DatabaseEnv {
     message: 'CORS_ORIGINS must list origins such as https://app.example.com',
   })
   CORS_ORIGINS?: string[];
+  // Issue 4, item 8: when set, every read goes to one of these (streaming) replicas.
+  @Expose()
+  @Transform(parseKeyList)
+  @Matches(/^postgres(ql)?:\/\/\S+$/, {
+    each: true,
+    message: 'DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs',
+  })
+  DATABASE_REPLICA_URLS: string[] = [];
+
+  @Expose()
+  @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
+  LOG_LEVEL: LogLevel = 'info';
+
+  // JSON lines for log collectors; `npm start` sets pretty for people.
+  @Expose()
+  @IsIn(LOG_FORMATS, { message: `LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}` })
+  LOG_FORMAT: LogFormat = 'json';
+
+  @Expose()
+  @Transform(parseInteger)
+  @IsInt(wholeMilliseconds('HEALTH_TIMEOUT_MS', 1))
+  @Min(1, wholeMilliseconds('HEALTH_TIMEOUT_MS', 1))
+  HEALTH_TIMEOUT_MS = 1000;
+
+  // After SIGTERM: how long the server keeps accepting (while load balancers see the failed
+  // readiness and stop routing here), then how long in-flight requests get to finish.
+  @Expose()
+  @Transform(parseInteger)
+  @IsInt(wholeMilliseconds('SHUTDOWN_DRAIN_DELAY_MS', 0))
+  @Min(0, wholeMilliseconds('SHUTDOWN_DRAIN_DELAY_MS', 0))
+  SHUTDOWN_DRAIN_DELAY_MS = 5000;
+
+  @Expose()
+  @Transform(parseInteger)
+  @IsInt(wholeMilliseconds('SHUTDOWN_TIMEOUT_MS', 1))
+  @Min(1, wholeMilliseconds('SHUTDOWN_TIMEOUT_MS', 1))
+  SHUTDOWN_TIMEOUT_MS = 15000;
 }
 
 /**

@@ -9,13 +9,27 @@ import { CoverListQueries1767398400000 } from './migrations/1767398400000-CoverL
 export interface DatabaseSettings {
   url: string;
   timeoutMs: number;
+  /** Read replicas: when given, TypeORM sends every read outside a transaction to one. */
+  replicaUrls?: string[];
 }
 
 /** One definition of the connection, shared by the app and the migration CLI. */
-export function dataSourceOptions({ url, timeoutMs }: DatabaseSettings): DataSourceOptions {
+export function dataSourceOptions({
+  url,
+  timeoutMs,
+  replicaUrls = [],
+}: DatabaseSettings): DataSourceOptions {
   return {
     type: 'postgres',
-    url,
+    ...(replicaUrls.length > 0
+      ? {
+          replication: {
+            master: { url },
+            slaves: replicaUrls.map((replicaUrl) => ({ url: replicaUrl })),
+            defaultMode: 'slave',
+          },
+        }
+      : { url }),
     entities: [Link, Client, ApiKey],
     migrations: [
       CreateLinksAndClients1767225600000,

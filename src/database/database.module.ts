@@ -12,6 +12,7 @@ import { dataSourceOptions } from './data-source';
         ...dataSourceOptions({
           url: config.get('DATABASE_URL'),
           timeoutMs: config.get('DATABASE_TIMEOUT_MS'),
+          replicaUrls: config.get('DATABASE_REPLICA_URLS'),
         }),
         retryAttempts: 5,
         retryDelay: 1000,

@@ -64,12 +64,17 @@ describe('SQL is never built from values', () => {
         true,
       );
       const visit = (node: ts.Node) => {
-        if (
-          ts.isCallExpression(node) &&
-          ts.isPropertyAccessExpression(node.expression) &&
-          node.expression.name.text === 'query' &&
-          node.arguments.length > 0
-        ) {
+        const callee = ts.isCallExpression(node) ? node.expression : undefined;
+        const isQuery =
+          callee && ts.isPropertyAccessExpression(callee) && callee.name.text === 'query';
+        const isReadQuery = callee && ts.isIdentifier(callee) && callee.text === 'readQuery';
+        if (ts.isCallExpression(node) && isReadQuery) {
+          const [, sql, params] = node.arguments;
+          if (!(ts.isIdentifier(sql) && sql.text === 'text' && params)) {
+            offenders.push(`${file}: ${node.getText().slice(0, 80)}`);
+          }
+        }
+        if (ts.isCallExpression(node) && isQuery && node.arguments.length > 0) {
           const [sql] = node.arguments;
           const fixed = ts.isStringLiteral(sql) || ts.isNoSubstitutionTemplateLiteral(sql);
           const built = ts.isIdentifier(sql) && sql.text === 'text' && node.arguments.length === 2;

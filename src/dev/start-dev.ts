@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { validateDatabaseEnv } from '../config/env';
 import { dataSourceOptions } from '../database/data-source';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './embedded-database';
-import { closeOnSignals } from '../close-on-signals';
+import { shutDownGracefully } from '../graceful-shutdown';
 import { startApi } from '../start-api';
 import { seedDemoData } from './seed-demo-data';
 
@@ -24,12 +24,12 @@ async function startDevelopment(): Promise<void> {
     process.env.DATABASE_URL = embedded.url;
   }
   process.env.API_KEYS ||= demoApiKey();
+  // People read the development logs; no load balancer needs a drain on Ctrl-C.
+  process.env.LOG_FORMAT ||= 'pretty';
+  process.env.SHUTDOWN_DRAIN_DELAY_MS ||= '0';
   await prepareDatabase();
   const { app, url } = await startApi();
-  closeOnSignals(async () => {
-    await app.close();
-    await embedded?.stop();
-  });
+  shutDownGracefully(app, async () => embedded?.stop());
   const key = process.env.API_KEYS.split(',')[0].trim();
   console.log(`
 Links and Clients API (development) listening on ${url}

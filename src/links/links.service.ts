@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { readQuery } from '../database/read-query';
 import { isStorableText } from '../database/storable-text';
 import { Link } from './link.entity';
 import { LinkPosition, linkQuery, LinksBatchRow, linksBatchQuery } from './links.sql';
@@ -28,7 +29,7 @@ export class LinksService {
   async findOne(id: string): Promise<string> {
     const { text, params } = linkQuery(id);
     const [row] = isStorableText(id)
-      ? await this.links.query<{ json: string }[]>(text, params)
+      ? await readQuery<{ json: string }[]>(this.links.manager.connection, text, params)
       : [];
     if (!row) throw new NotFoundException('No link has this id');
     return row.json;
@@ -49,7 +50,7 @@ export class LinksService {
 
   private async batch(after?: LinkPosition): Promise<LinksBatchRow> {
     const { text, params } = linksBatchQuery(LINKS_BATCH_SIZE, after);
-    const [row] = await this.links.query<LinksBatchRow[]>(text, params);
+    const [row] = await readQuery<LinksBatchRow[]>(this.links.manager.connection, text, params);
     return row;
   }
 }

@@ -49,7 +49,7 @@ describe('Operations: key CLI, shared Redis limit, logs (issue 3)', () => {
     return new Promise((done, fail) => {
       const timer = setTimeout(() => fail(new Error(`no start: ${output}`)), 20000);
       api.stdout?.on('data', () => {
-        const match = /listening on (\S+)/.exec(output);
+        const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
         if (!match) return;
         clearTimeout(timer);
         const running = {
@@ -145,7 +145,7 @@ describe('Operations: key CLI, shared Redis limit, logs (issue 3)', () => {
     expect(refused).toBe(true);
 
     const logs = a.output() + b.output();
-    expect(logs).toContain(`key=${id}`); // the access log names the key by its id…
+    expect(logs).toContain(`"key":"${id}"`); // the request line names the key by its id…
     expect(logs).not.toContain(key.slice(14)); // …and never shows its secret part
     expect(logs).not.toMatch(/lcapi_[0-9A-Za-z]{20,}/);
     expect(logs).not.toMatch(/Bearer \S/i);

@@ -1,34 +1,23 @@
-import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { Client as PgClient } from 'pg';
-
-const run = promisify(execFile);
+import { compileApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
 
 // CONTRACT §5–6 as an operator meets them: compile, `migration:run`, then `node dist/main.js`.
 describe('production start', () => {
-  // Inside the project, so the compiled files resolve node_modules as dist/ does.
-  mkdirSync('node_modules/.cache', { recursive: true });
-  const outDir = mkdtempSync('node_modules/.cache/links-clients-dist-');
+  let outDir: string;
   const databaseUrl = new URL(process.env.DATABASE_URL as string);
   databaseUrl.pathname += '_prod';
+  const databaseName = databaseUrl.pathname.slice(1);
   const baseEnv = { PATH: process.env.PATH as string, NODE_ENV: 'production' };
 
   beforeAll(async () => {
-    await run('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', outDir]);
-    const server = new PgClient({ connectionString: process.env.TEST_SERVER_URL });
-    await server.connect();
-    await server.query(`CREATE DATABASE "${databaseUrl.pathname.slice(1)}"`);
-    await server.end();
+    outDir = await compileApp();
+    await onTestServer(`CREATE DATABASE "${databaseName}"`);
   }, 120000);
 
   afterAll(async () => {
     rmSync(outDir, { recursive: true, force: true });
-    const server = new PgClient({ connectionString: process.env.TEST_SERVER_URL });
-    await server.connect();
-    await server.query(`DROP DATABASE IF EXISTS "${databaseUrl.pathname.slice(1)}" WITH (FORCE)`);
-    await server.end();
+    await onTestServer(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
   });
 
   it('refuses to boot without its configuration, naming each variable', async () => {
@@ -47,6 +36,7 @@ describe('production start', () => {
       DATABASE_URL: databaseUrl.toString(),
       API_KEYS: 'prod-key',
       PORT: '0',
+      SHUTDOWN_DRAIN_DELAY_MS: '100',
     };
     const migrate = await run(
       'node_modules/.bin/typeorm',
@@ -55,16 +45,9 @@ describe('production start', () => {
     );
     expect(migrate.stdout).toContain('CreateLinksAndClients1767225600000');
 
-    const api: ChildProcess = spawn('node', [join(outDir, 'main.js')], { env });
+    const api = await startCompiledApi(join(outDir, 'main.js'), env);
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        api.stdout?.on('data', (chunk: Buffer) => {
-          const match = /listening on (\S+)/.exec(chunk.toString());
-          if (match) resolve(match[1]);
-        });
-        api.once('exit', (code) => reject(new Error(`exited with ${code}`)));
-      });
-      const res = await fetch(`${url}/api/data/clients`, {
+      const res = await fetch(`${api.url}/api/data/clients`, {
         headers: { Authorization: 'Bearer prod-key' },
       });
       expect(res.status).toBe(200);
@@ -72,10 +55,19 @@ describe('production start', () => {
         data: [],
         meta: { page: 1, limit: 100, total: 0, totalPages: 0, nextCursor: null },
       });
+      // Production logs are JSON lines, one per request, without the key.
+      const line = await api.logLine((entry) => entry.route === '/api/data/clients');
+      expect(line).toMatchObject({
+        level: 30,
+        msg: 'request completed',
+        requestId: res.headers.get('x-request-id'),
+        method: 'GET',
+        status: 200,
+      });
+      expect(api.stdout()).not.toContain('prod-key');
     } finally {
-      const exited = new Promise<number | null>((resolve) => api.once('exit', resolve));
-      api.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      api.child.kill('SIGTERM');
+      expect(await api.exited).toBe(0);
     }
   }, 30000);
 });

@@ -35,7 +35,7 @@ export async function createTestApp({
     Test.createTestingModule({ imports: [await AppModule.forRoot()] }),
   ).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(APP_OPTIONS);
-  configureApp(app, ['error', 'warn']);
+  configureApp(app);
   await app.init();
   return {
     app,

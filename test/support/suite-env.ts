@@ -9,3 +9,5 @@ process.env.API_KEYS = 'test-key-primary,test-key-rotated';
 // Limits high enough for the suites that send hundreds of requests; rate-limit suites lower them.
 process.env.RATE_LIMIT_PER_KEY = '1000000';
 process.env.RATE_LIMIT_PER_IP = '1000000';
+// Quiet unless asked (TEST_LOG_LEVEL=info npm test); the logging spec captures its own lines.
+process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';

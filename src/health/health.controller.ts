@@ -1,0 +1,70 @@
+import { Controller, Get } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ApiExcludeController } from '@nestjs/swagger';
+import {
+  HealthCheck,
+  HealthCheckService,
+  HealthIndicatorService,
+  TypeOrmHealthIndicator,
+} from '@nestjs/terminus';
+import { DataSource } from 'typeorm';
+import { Public } from '../auth/public.decorator';
+import { Env } from '../config/env';
+import { ShutdownState } from './shutdown-state';
+
+/**
+ * Probes for orchestrators (issue 4, item 1): public, and answered with terminus' own JSON
+ * report, 200 or 503 — not problem details (see ProblemDetailsFilter).
+ */
+@Public()
+@ApiExcludeController()
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly indicator: HealthIndicatorService,
+    private readonly database: TypeOrmHealthIndicator,
+    private readonly shutdown: ShutdownState,
+    private readonly config: ConfigService<Env, true>,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  /** The process is up and serving HTTP; never touches the database. */
+  @Get('live')
+  @HealthCheck({ swaggerDocumentation: false })
+  live() {
+    return this.health.check([]);
+  }
+
+  /** Worth sending traffic to: not shutting down, and the database (and replicas) answer quickly. */
+  @Get('ready')
+  @HealthCheck({ swaggerDocumentation: false })
+  ready() {
+    const timeout = this.config.get('HEALTH_TIMEOUT_MS', { infer: true });
+    return this.health.check([
+      () => {
+        const session = this.indicator.check('shutdown');
+        return this.shutdown.isShuttingDown ? session.down('shutting down') : session.up();
+      },
+      () => this.database.pingCheck('database', { timeout }),
+      ...this.replicaPools().map(
+        (pool, index) => () =>
+          this.indicator
+            .check(`replica-${index}`)
+            .attempt(async () => {
+              await pool.query('SELECT 1');
+            })
+            .withTimeout(timeout),
+      ),
+    ]);
+  }
+
+  // TypeORM's PostgresDriver keeps the replicas' pg Pools as `slaves` (the primary's is pinged
+  // above through the DataSource, whose plain queries go to the primary).
+  private replicaPools(): { query(sql: string): Promise<unknown> }[] {
+    const driver = this.dataSource.driver as {
+      slaves?: { query(sql: string): Promise<unknown> }[];
+    };
+    return driver.slaves ?? [];
+  }
+}

@@ -1,0 +1,20 @@
+import { Controller, Get, Header, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { Response } from 'express';
+import { Registry } from 'prom-client';
+import { Public } from '../auth/public.decorator';
+
+/** Prometheus scrape endpoint; public like the health probes (CONTRACT §4). */
+@Public()
+@ApiExcludeController()
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly registry: Registry) {}
+
+  @Get()
+  @Header('Cache-Control', 'no-store')
+  async scrape(@Res({ passthrough: true }) res: Response): Promise<string> {
+    res.type(this.registry.contentType);
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { Gauge, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+
+interface PgPool {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/** The database connection pools, read at each scrape (issue 4, item 2). */
+@Injectable()
+export class PoolMetrics {
+  constructor(registry: Registry, dataSource: DataSource) {
+    const pools = () => {
+      // TypeORM's PostgresDriver keeps the pg Pools as `master` and `slaves` (replicas).
+      const driver = dataSource.driver as { master?: PgPool; slaves?: PgPool[] };
+      const replicas = driver.slaves ?? [];
+      return [
+        ['primary', driver.master],
+        ...replicas.map((pool, index) => [`replica-${index}`, pool] as const),
+      ] as const;
+    };
+    const gauge = (name: string, help: string, read: (pool: PgPool) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['pool'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const [pool, stats] of pools()) if (stats) this.set({ pool }, read(stats));
+        },
+      });
+    gauge(
+      'db_pool_connections_in_use',
+      'Connections checked out of the pool',
+      (pool) => pool.totalCount - pool.idleCount,
+    );
+    gauge(
+      'db_pool_connections_idle',
+      'Open connections waiting in the pool',
+      (pool) => pool.idleCount,
+    );
+    gauge(
+      'db_pool_requests_waiting',
+      'Queries waiting for a free connection',
+      (pool) => pool.waitingCount,
+    );
+  }
+}

@@ -1,0 +1,153 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import request from 'supertest';
+import { parseAllDocuments, parse } from 'yaml';
+import { validateEnv } from '../../src/config/env';
+import { createTestApp } from '../support/create-app';
+
+// Validated in a plain Node process (kubernetes-models is ES modules only).
+function validate(objects: unknown[]): { kind: string; name: string; error: string | null }[] {
+  const output = execFileSync('node', ['test/support/validate-k8s.mjs'], {
+    input: JSON.stringify(objects),
+    encoding: 'utf8',
+  });
+  return JSON.parse(output);
+}
+
+// Issue 4, item 7: deploy/k8s rendered by kustomize (kubectl), every object validated against
+// the Kubernetes schemas, and the wiring between them checked.
+describe('Kubernetes manifests (deploy/k8s)', () => {
+  const rendered = execFileSync('kubectl', ['kustomize', 'deploy/k8s'], { encoding: 'utf8' });
+  const objects = parseAllDocuments(rendered).map((doc) => doc.toJSON());
+  const find = (kind: string) => {
+    const found = objects.filter((object) => object.kind === kind);
+    expect(found).toHaveLength(1);
+    return found[0];
+  };
+  const deployment = find('Deployment');
+  const pod = deployment.spec.template.spec;
+  const container = pod.containers[0];
+  const config = find('ConfigMap').data as Record<string, string>;
+  const secret = find('Secret').stringData as Record<string, string>;
+
+  it('renders the expected objects, each valid against its schema', () => {
+    expect(objects.map((object) => object.kind).sort()).toEqual([
+      'ConfigMap',
+      'Deployment',
+      'HorizontalPodAutoscaler',
+      'Job',
+      'Namespace',
+      'NetworkPolicy',
+      'PodDisruptionBudget',
+      'Secret',
+      'Service',
+    ]);
+    expect(validate(objects).filter((result) => result.error !== null)).toEqual([]);
+    for (const object of objects)
+      if (object.kind !== 'Namespace') expect(object.metadata.namespace).toBe('links-clients');
+  });
+
+  it('the schema check bites: a wrong type is rejected', () => {
+    const broken = structuredClone(deployment);
+    broken.spec.replicas = 'two';
+    const [result] = validate([broken]);
+    expect(result.error).toContain('replicas');
+  });
+
+  it('configures the app with a valid environment, through the ConfigMap and the Secret', () => {
+    const env = validateEnv({ ...config, ...secret });
+    expect(Object.keys({ ...config, ...secret }).every((key) => key in env)).toBe(true);
+    expect(container.envFrom).toEqual([
+      { configMapRef: { name: find('ConfigMap').metadata.name } },
+      { secretRef: { name: find('Secret').metadata.name } },
+    ]);
+    expect(container.ports).toEqual([{ name: 'http', containerPort: env.PORT, protocol: 'TCP' }]);
+    // The image's own settings are the ones the container runs with.
+    expect(readFileSync('Dockerfile', 'utf8')).toContain(`EXPOSE ${env.PORT}`);
+  });
+
+  it('runs 2+ replicas, spread, locked down, with requests and limits', () => {
+    expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      privileged: false,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(container.resources.requests).toEqual({
+      cpu: expect.any(String),
+      memory: expect.any(String),
+    });
+    expect(container.resources.limits).toEqual({
+      cpu: expect.any(String),
+      memory: expect.any(String),
+    });
+    expect(
+      pod.topologySpreadConstraints.map((c: { topologyKey: string }) => c.topologyKey),
+    ).toEqual(['topology.kubernetes.io/zone', 'kubernetes.io/hostname']);
+    for (const constraint of pod.topologySpreadConstraints)
+      expect(constraint.labelSelector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
+  });
+
+  it('gives the drain and the in-flight requests time before the kubelet kills the pod', () => {
+    const shutdownSeconds =
+      (Number(config.SHUTDOWN_DRAIN_DELAY_MS) + Number(config.SHUTDOWN_TIMEOUT_MS)) / 1000;
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(shutdownSeconds);
+    expect(pod.terminationGracePeriodSeconds).toBeLessThanOrEqual(shutdownSeconds + 15);
+    // Readiness turns false within the drain delay.
+    const { periodSeconds, failureThreshold } = container.readinessProbe;
+    expect(periodSeconds * failureThreshold * 1000).toBeLessThan(
+      Number(config.SHUTDOWN_DRAIN_DELAY_MS),
+    );
+  });
+
+  it('points the probes at real, public routes of the app on the container port', async () => {
+    const probes = ['startupProbe', 'livenessProbe', 'readinessProbe'].map(
+      (name) => container[name],
+    );
+    expect(probes.map((probe) => probe.httpGet.path)).toEqual([
+      '/health/live',
+      '/health/live',
+      '/health/ready',
+    ]);
+    const t = await createTestApp();
+    try {
+      for (const probe of probes) {
+        expect(probe.httpGet.port).toBe('http');
+        await request(t.app.getHttpServer()).get(probe.httpGet.path).expect(200);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('selects the API pods from the Service, the PDB, the HPA and the NetworkPolicy', () => {
+    const podLabels = deployment.spec.template.metadata.labels;
+    const selects = (selector: Record<string, string>) =>
+      Object.entries(selector).every(([key, value]) => podLabels[key] === value);
+    const service = find('Service');
+    expect(selects(service.spec.selector)).toBe(true);
+    expect(service.spec.ports[0].targetPort).toBe('http');
+    expect(selects(find('PodDisruptionBudget').spec.selector.matchLabels)).toBe(true);
+    const policy = find('NetworkPolicy');
+    expect(selects(policy.spec.podSelector.matchLabels)).toBe(true);
+    expect(policy.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
+    const hpa = find('HorizontalPodAutoscaler');
+    expect(hpa.spec.scaleTargetRef).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: deployment.metadata.name,
+    });
+    expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+  });
+
+  it('migrates with the same command as docker-compose, as the same locked-down user', () => {
+    const job = find('Job').spec.template.spec;
+    const compose = parse(readFileSync('docker-compose.yml', 'utf8'));
+    expect(job.containers[0].command).toEqual(compose.services.migrate.command);
+    expect(job.containers[0].image).toBe(container.image);
+    expect(job.containers[0].securityContext).toEqual(container.securityContext);
+    expect(job.restartPolicy).toBe('Never');
+  });
+});

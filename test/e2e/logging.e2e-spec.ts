@@ -1,0 +1,108 @@
+import request from 'supertest';
+import { ClientsService } from '../../src/clients/clients.service';
+import { LOG_DESTINATION } from '../../src/logging/logging.module';
+import { AUTH, createTestApp, TestApp } from '../support/create-app';
+import { parseLogLines } from '../support/compiled-app';
+
+const KEY = 'test-key-primary';
+
+// Issue 4, item 3: one JSON line per request, carrying the requestId of CONTRACT §3.
+describe('Request logs', () => {
+  let t: TestApp;
+  let written = '';
+  const lines = () => parseLogLines(written);
+  const server = () => t.app.getHttpServer();
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: { LOG_LEVEL: 'info' },
+      override: (builder) =>
+        builder
+          .overrideProvider(LOG_DESTINATION)
+          .useValue({ write: (line: string) => (written += line) })
+          .overrideProvider(ClientsService)
+          .useValue({ findOne: () => Promise.reject(new Error('boom in SELECT secret')) }),
+    });
+  });
+  afterAll(() => t.close());
+  beforeEach(() => (written = ''));
+
+  // pino-http writes the line when the response has finished, just after supertest resolves.
+  const requestLine = async (requestId: string) => {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const line = lines().find((entry) => entry.requestId === requestId && 'status' in entry);
+      if (line) return line;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`no request line for ${requestId} in:\n${written}`);
+  };
+
+  it('logs requestId, method, route template, status and duration', async () => {
+    const res = await request(server()).get('/api/data/links/some-id').set(AUTH).expect(404);
+    const requestId = res.headers['x-request-id'];
+    expect(res.body.requestId).toBe(requestId);
+    expect(await requestLine(requestId)).toEqual({
+      level: 30,
+      time: expect.any(Number),
+      pid: process.pid,
+      hostname: expect.any(String),
+      requestId,
+      method: 'GET',
+      route: '/api/data/links/:id',
+      path: '/api/data/links/some-id',
+      status: 404,
+      durationMs: expect.any(Number),
+      key: 'env-1',
+      msg: 'request completed',
+    });
+  });
+
+  it('uses an acceptable incoming X-Request-Id, and replaces any other', async () => {
+    await request(server()).get('/api/data/links').set('X-Request-Id', 'trace-42').expect(401);
+    expect(await requestLine('trace-42')).toMatchObject({ status: 401, route: '/api/data/links' });
+
+    const res = await request(server()).get('/nowhere').set('X-Request-Id', 'bad id!').expect(404);
+    const requestId = res.headers['x-request-id'];
+    expect(requestId).not.toBe('bad id!');
+    expect(res.body.requestId).toBe(requestId);
+    expect(await requestLine(requestId)).toMatchObject({ route: '<unmatched>', status: 404 });
+  });
+
+  it('logs a 500 at error level, with the details under the same requestId', async () => {
+    await request(server())
+      .get('/api/data/clients/x')
+      .set(AUTH)
+      .set('X-Request-Id', 'fault-7')
+      .expect(500);
+    expect(await requestLine('fault-7')).toMatchObject({
+      level: 50,
+      msg: 'request failed',
+      status: 500,
+      route: '/api/data/clients/:id',
+    });
+    const detail = lines().find(
+      (entry) => entry.requestId === 'fault-7' && entry.level === 50 && !('status' in entry),
+    );
+    expect(JSON.stringify(detail)).toContain('boom in SELECT secret');
+  });
+
+  it('never logs the API key, from the header or a query string', async () => {
+    await request(server()).get('/api/data/links').set(AUTH).set('X-Request-Id', 'k1').expect(200);
+    await request(server())
+      .get(`/api/data/links?access_token=${KEY}`)
+      .set('Authorization', `Bearer ${KEY}-wrong`)
+      .set('X-Request-Id', 'k2')
+      .expect(401);
+    await requestLine('k1');
+    await requestLine('k2');
+    expect(written).not.toContain(KEY);
+  });
+
+  it('leaves probes and scrapes out', async () => {
+    await request(server()).get('/health/live').set('X-Request-Id', 'probe-1').expect(200);
+    await request(server()).get('/metrics').set('X-Request-Id', 'probe-2').expect(200);
+    await request(server()).get('/api/data/links').set('X-Request-Id', 'after').expect(401);
+    await requestLine('after');
+    expect(written).not.toMatch(/probe-1|probe-2/);
+  });
+});

@@ -1,0 +1,65 @@
+import request from 'supertest';
+import { AUTH, createTestApp, TestApp } from '../support/create-app';
+
+// Issue 4, item 2: Prometheus text from this app's own registry.
+describe('Metrics', () => {
+  let t: TestApp;
+  const server = () => t.app.getHttpServer();
+  const scrape = async () => {
+    const res = await request(server()).get('/metrics').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    return res.text;
+  };
+  const sample = (text: string, name: string, labels: string) => {
+    const line = text.split('\n').find((entry) => entry.startsWith(`${name}{${labels}} `));
+    return line === undefined ? undefined : Number(line.split(' ').pop());
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('is public', async () => {
+    await request(server()).get('/metrics').expect(200);
+  });
+
+  it('counts requests by method, route template and status, never by raw path', async () => {
+    await request(server()).get('/api/data/clients/first-secret-id').set(AUTH).expect(404);
+    await request(server()).get('/api/data/clients/second-secret-id').set(AUTH).expect(404);
+    await request(server()).get('/api/data/links').set(AUTH).expect(200);
+    await request(server()).get('/api/data/links').expect(401);
+    await request(server()).delete('/api/data/links').set(AUTH).expect(405);
+    await request(server()).get('/no/such/path/raw-one').expect(404);
+    const text = await scrape();
+
+    const count = (labels: string) => sample(text, 'http_requests_total', labels);
+    expect(count('method="GET",route="/api/data/clients/:id",status="404"')).toBe(2);
+    expect(count('method="GET",route="/api/data/links",status="200"')).toBe(1);
+    expect(count('method="GET",route="/api/data/links",status="401"')).toBe(1);
+    expect(count('method="DELETE",route="/api/data/links",status="405"')).toBe(1);
+    expect(count('method="GET",route="<unmatched>",status="404"')).toBe(1);
+    expect(text).not.toMatch(/secret-id|raw-one/);
+
+    const histogram = (suffix: string, labels: string) =>
+      sample(text, `http_request_duration_seconds_${suffix}`, labels);
+    const clientsNotFound = 'method="GET",route="/api/data/clients/:id",status="404"';
+    expect(histogram('count', clientsNotFound)).toBe(2);
+    expect(histogram('bucket', `le="+Inf",${clientsNotFound}`)).toBe(2);
+    expect(histogram('sum', clientsNotFound)).toBeGreaterThan(0);
+  });
+
+  it('reports the database pool', async () => {
+    await request(server()).get('/api/data/links').set(AUTH).expect(200);
+    const text = await scrape();
+    expect(sample(text, 'db_pool_connections_idle', 'pool="primary"')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'db_pool_connections_in_use', 'pool="primary"')).toBe(0);
+    expect(sample(text, 'db_pool_requests_waiting', 'pool="primary"')).toBe(0);
+  });
+
+  it('includes the default process metrics', async () => {
+    const text = await scrape();
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
+  });
+});

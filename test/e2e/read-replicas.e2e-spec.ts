@@ -1,0 +1,86 @@
+import { Client as PgClient } from 'pg';
+import request from 'supertest';
+import { AUTH, createTestApp, TestApp } from '../support/create-app';
+import { insertClients, insertLinks } from '../support/fixtures';
+import { ReplicaCluster } from '../support/replica-cluster';
+
+// Issue 4, item 8: a real primary and a streaming replica made with pg_basebackup. Replay on
+// the replica is paused to show which server answers: the API keeps seeing the old data.
+describe('Read replicas (DATABASE_REPLICA_URLS)', () => {
+  const cluster = new ReplicaCluster();
+  const database = new URL(process.env.DATABASE_URL as string).pathname.slice(1);
+  let t: TestApp;
+  let replica: PgClient;
+  const get = (path: string) => request(t.app.getHttpServer()).get(path).set(AUTH);
+  const linkIds = async () =>
+    ((await get('/api/data/links').expect(200)).body.data as { id: string }[]).map((l) => l.id);
+  const until = async (check: () => Promise<boolean>) => {
+    const deadline = Date.now() + 10000;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error('timed out');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  beforeAll(async () => {
+    await cluster.start();
+    // The suite's database lives on this test's own primary (created there by createTestApp).
+    process.env.TEST_SERVER_URL = cluster.url(cluster.primaryPort, 'postgres');
+    process.env.DATABASE_URL = cluster.url(cluster.primaryPort, database);
+    const replicaUrl = cluster.url(cluster.replicaPort, database);
+    t = await createTestApp({
+      env: { DATABASE_REPLICA_URLS: replicaUrl, HEALTH_TIMEOUT_MS: '1000' },
+    });
+    replica = new PgClient({ connectionString: replicaUrl });
+    await replica.connect();
+  }, 60000);
+
+  afterAll(async () => {
+    await replica?.end().catch(() => undefined);
+    await t?.close();
+    await cluster.stop();
+  });
+
+  it("streams: the replica is in recovery and has the primary's rows", async () => {
+    expect((await replica.query('SELECT pg_is_in_recovery() AS r')).rows[0].r).toBe(true);
+    await insertLinks(t.dataSource, [{ id: 'link-a' }]);
+    await until(
+      async () => (await replica.query(`SELECT 1 FROM links WHERE id = 'link-a'`)).rowCount === 1,
+    );
+    expect(await linkIds()).toEqual(['link-a']);
+  });
+
+  it('serves every read from the replica', async () => {
+    await replica.query('SELECT pg_wal_replay_pause()');
+    try {
+      await insertLinks(t.dataSource, [{ id: 'link-b' }]);
+      await insertClients(t.dataSource, [{ id: 'client-b', linkId: 'link-a', status: 'new' }]);
+      // On the primary, not on the paused replica, so not in the API's answers.
+      expect((await t.dataSource.query(`SELECT id FROM links ORDER BY id`)).length).toBe(2);
+      expect(await linkIds()).toEqual(['link-a']);
+      await get('/api/data/links/link-b').expect(404);
+      await get('/api/data/links/link-a').expect(200);
+      expect((await get('/api/data/clients').expect(200)).body.meta.total).toBe(0);
+      const sessions = await replica.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'links-clients-api'`,
+      );
+      expect(sessions.rows[0].n).toBeGreaterThan(0);
+    } finally {
+      await replica.query('SELECT pg_wal_replay_resume()');
+    }
+    await until(async () => (await linkIds()).includes('link-b'));
+  });
+
+  it('checks the replica in readiness', async () => {
+    const ready = await request(t.app.getHttpServer()).get('/health/ready').expect(200);
+    expect(ready.body.details['replica-0']).toEqual({
+      status: 'up',
+      responseTime: expect.any(Number),
+    });
+    await replica.end();
+    await cluster.stopReplica();
+    const down = await request(t.app.getHttpServer()).get('/health/ready').expect(503);
+    expect(down.body.error['replica-0']).toMatchObject({ status: 'down' });
+    expect(down.body.info.database).toMatchObject({ status: 'up' });
+  });
+});

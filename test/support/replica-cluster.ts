@@ -1,0 +1,107 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/**
+ * A primary PostgreSQL and a streaming replica made from it with pg_basebackup, both on
+ * loopback, in a temporary directory. Uses the machine's PostgreSQL binaries (the embedded
+ * package ships no pg_basebackup); as root, runs them as the `postgres` system user, since
+ * PostgreSQL refuses to run as root.
+ */
+export class ReplicaCluster {
+  private readonly dir = mkdtempSync(join(tmpdir(), 'links-clients-replica-'));
+  private readonly bin = findPostgresBin();
+  primaryPort = 0;
+  replicaPort = 0;
+
+  url(port: number, database: string): string {
+    return `postgres://postgres@127.0.0.1:${port}/${database}`;
+  }
+
+  async start(): Promise<void> {
+    if (process.getuid?.() === 0) chownSync(this.dir, uid('postgres'), gid('postgres'));
+    this.primaryPort = await freePort();
+    this.replicaPort = await freePort();
+    const primary = join(this.dir, 'primary');
+    await this.pg('initdb', [
+      '-D',
+      primary,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '--no-locale',
+      '-E',
+      'UTF8',
+    ]);
+    await this.startServer(primary, this.primaryPort);
+    await this.pg('pg_basebackup', [
+      ...['-h', '127.0.0.1', '-p', String(this.primaryPort), '-U', 'postgres'],
+      ...['-D', join(this.dir, 'replica'), '-R', '-X', 'stream', '-c', 'fast'],
+    ]);
+    await this.startServer(join(this.dir, 'replica'), this.replicaPort);
+  }
+
+  async stopReplica(): Promise<void> {
+    await this.pg('pg_ctl', ['-D', join(this.dir, 'replica'), '-m', 'immediate', '-w', 'stop']);
+  }
+
+  async stop(): Promise<void> {
+    for (const node of ['replica', 'primary']) {
+      if (existsSync(join(this.dir, node, 'postmaster.pid')))
+        await this.pg('pg_ctl', [
+          '-D',
+          join(this.dir, node),
+          '-m',
+          'immediate',
+          '-w',
+          'stop',
+        ]).catch(() => undefined);
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private startServer(dataDir: string, port: number) {
+    const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=`;
+    return this.pg('pg_ctl', ['-D', dataDir, '-o', options, '-l', `${dataDir}.log`, '-w', 'start']);
+  }
+
+  private pg(tool: string, args: string[]) {
+    const command = join(this.bin, tool);
+    return process.getuid?.() === 0
+      ? run('runuser', ['-u', 'postgres', '--', command, ...args], { cwd: this.dir })
+      : run(command, args, { cwd: this.dir });
+  }
+}
+
+function findPostgresBin(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  const found = versions
+    .map((version) => join(root, version, 'bin'))
+    .find((bin) => existsSync(join(bin, 'pg_basebackup')));
+  if (!found) throw new Error('PostgreSQL server binaries with pg_basebackup are not installed');
+  return found;
+}
+
+const idOf = (flag: string, name: string) =>
+  Number(execFileSync('id', [flag, name], { encoding: 'utf8' }));
+const uid = (name: string) => idOf('-u', name);
+const gid = (name: string) => idOf('-g', name);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(),
+      );
+    });
+  });
+}
