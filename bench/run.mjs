@@ -1,15 +1,11 @@
 // `npm run bench`: measures the production server against a naive reference server
 // (bench/reference-server.mjs) on the same data, in one run, and writes bench/results/.
 // Measurements only: nothing here passes or fails on timing.
-import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { readFileSync, writeFileSync, copyFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { build, createDatabase, freePort, root, runSql, startServer } from './support.mjs';
 
 const settings = {
   clients: Number(process.env.BENCH_CLIENTS ?? 1_000_000),
@@ -19,60 +15,13 @@ const settings = {
   memoryLinks: Number(process.env.BENCH_MEMORY_LINKS ?? 1_000_000),
 };
 const API_KEY = 'bench-key';
-const root = new URL('..', import.meta.url).pathname;
 const log = (message) => console.log(`[bench] ${message}`);
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function createDatabase() {
-  const name = `bench_${randomBytes(4).toString('hex')}`;
-  let serverUrl = process.env.DATABASE_URL;
-  let stopEmbedded = async () => undefined;
-  if (!serverUrl) {
-    const require = createRequire(import.meta.url);
-    const { startEmbeddedDatabase } = require(join(root, 'dist/dev/embedded-database.js'));
-    const directory = mkdtempSync(join(tmpdir(), 'links-clients-bench-'));
-    const embedded = await startEmbeddedDatabase(directory);
-    serverUrl = embedded.url;
-    stopEmbedded = async () => {
-      await embedded.stop();
-      rmSync(directory, { recursive: true, force: true });
-    };
-  }
-  await query(serverUrl, `CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await query(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await stopEmbedded();
-    },
-  };
-}
-
-async function query(url, ...statements) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    for (const statement of statements) await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
 // 10K links over two years; 1M clients, a fifth of them on five hot links; ~60 % connected,
 // ~35 % new, a few other statuses; 10 % deleted; created at random over two years.
 async function loadData(url) {
   const started = Date.now();
-  await query(
+  await runSql(
     url,
     `SELECT setseed(0.42)`,
     `INSERT INTO links (id, created_at, updated_at)
@@ -91,27 +40,6 @@ async function loadData(url) {
     `VACUUM ANALYZE`,
   );
   return (Date.now() - started) / 1000;
-}
-
-function startServer(name, args, env, port) {
-  const child = spawn('node', args, {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: 'production',
-      API_KEYS: API_KEY,
-      PORT: String(port),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const ready = new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      if (/listening on/.test(chunk.toString())) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
-  });
-  return { child, ready, port };
 }
 
 /** Samples a process's resident memory (MB) while `work` runs; returns the peak. */
@@ -159,31 +87,17 @@ async function cursorAtPage(port, page) {
 async function main() {
   log(`settings ${JSON.stringify(settings)}`);
   log('building the production server (npm run build)');
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
-  const database = await createDatabase();
+  build();
+  const database = await createDatabase('bench');
   const servers = [];
   try {
-    const env = { DATABASE_URL: database.url };
-    execFileSync(
-      'node_modules/.bin/typeorm',
-      ['migration:run', '-d', 'dist/database/migration.data-source.js'],
-      {
-        cwd: root,
-        env: { PATH: process.env.PATH, ...env },
-        stdio: 'ignore',
-      },
-    );
     log(`loading ${settings.clients} clients over ${settings.links} links`);
     const loadSeconds = await loadData(database.url);
     log(`loaded in ${loadSeconds.toFixed(1)} s`);
 
-    const ours = startServer('api', ['dist/main.js'], env, await freePort());
-    const reference = startServer(
-      'reference',
-      ['bench/reference-server.mjs'],
-      env,
-      await freePort(),
-    );
+    const env = { DATABASE_URL: database.url, API_KEYS: API_KEY };
+    const ours = startServer('dist/main.js', env, await freePort());
+    const reference = startServer('bench/reference-server.mjs', env, await freePort());
     servers.push(ours, reference);
     const startedAt = Date.now();
     await ours.ready;
@@ -230,7 +144,7 @@ async function main() {
       const listLinks = () => '/api/data/links';
       const small = await peakRss(ours.child.pid, () => load(ourPort, listLinks, 4, 5));
       log(`growing links to ${settings.memoryLinks} for the memory check`);
-      await query(
+      await runSql(
         database.url,
         `INSERT INTO links (id, created_at, updated_at)
          SELECT 'bulk-' || i, now(), now() FROM generate_series(1, ${settings.memoryLinks - settings.links}) AS i`,

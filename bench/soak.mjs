@@ -2,69 +2,15 @@
 // sampling its memory, to show there is no growth trend after warm-up and no unexpected
 // status. Prints figures; fails only on an unexpected status or a crash, never on timing.
 //   SOAK_REQUESTS (default 200000), SOAK_CONNECTIONS (16), SOAK_CLIENTS (20000), DATABASE_URL
-import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { build, createDatabase, freePort, runSql, startServer } from './support.mjs';
 
 const requests = Number(process.env.SOAK_REQUESTS ?? 200_000);
 const connections = Number(process.env.SOAK_CONNECTIONS ?? 16);
 const clients = Number(process.env.SOAK_CLIENTS ?? 20_000);
 const API_KEY = 'soak-key';
 const EXPECTED = new Set([200, 400, 401, 404, 405]);
-const root = new URL('..', import.meta.url).pathname;
-
-async function run(url, ...statements) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    for (const statement of statements) await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function database() {
-  let serverUrl = process.env.DATABASE_URL;
-  let stop = async () => undefined;
-  if (!serverUrl) {
-    const { startEmbeddedDatabase } = createRequire(import.meta.url)(
-      join(root, 'dist/dev/embedded-database.js'),
-    );
-    const directory = mkdtempSync(join(tmpdir(), 'links-clients-soak-'));
-    const embedded = await startEmbeddedDatabase(directory);
-    serverUrl = embedded.url;
-    stop = async () => {
-      await embedded.stop();
-      rmSync(directory, { recursive: true, force: true });
-    };
-  }
-  const name = `soak_${randomBytes(4).toString('hex')}`;
-  await run(serverUrl, `CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await run(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await stop();
-    },
-  };
-}
 
 const pick = (items) => items[Math.floor(Math.random() * items.length)];
 const n = (max) => 1 + Math.floor(Math.random() * max);
@@ -99,21 +45,11 @@ function rssMb(pid) {
 }
 
 async function main() {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
-  const db = await database();
+  build();
+  const db = await createDatabase('soak');
   let server;
   try {
-    const env = { PATH: process.env.PATH, DATABASE_URL: db.url };
-    execFileSync(
-      'node_modules/.bin/typeorm',
-      ['migration:run', '-d', 'dist/database/migration.data-source.js'],
-      {
-        cwd: root,
-        env,
-        stdio: 'ignore',
-      },
-    );
-    await run(
+    await runSql(
       db.url,
       `INSERT INTO links (id) SELECT 'link-' || i FROM generate_series(1, 200) AS i`,
       `INSERT INTO clients (id, link_id, is_deleted, status, created_at)
@@ -123,22 +59,9 @@ async function main() {
       'VACUUM ANALYZE',
     );
     const port = await freePort();
-    server = spawn('node', ['dist/main.js'], {
-      cwd: root,
-      env: {
-        ...env,
-        NODE_ENV: 'production',
-        API_KEYS: API_KEY,
-        PORT: String(port),
-        RATE_LIMIT_PER_KEY: '1000000000',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise((resolve, reject) => {
-      server.stdout.on('data', (chunk) => /listening on/.test(chunk) && resolve());
-      server.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    });
-
+    const api = startServer('dist/main.js', { DATABASE_URL: db.url, API_KEYS: API_KEY }, port);
+    server = api.child;
+    await api.ready;
     const samples = [];
     const started = Date.now();
     const timer = setInterval(

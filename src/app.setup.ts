@@ -1,6 +1,7 @@
 import { NestApplicationOptions } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { Server } from 'node:http';
 import { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
@@ -44,6 +45,7 @@ export function configureApp(app: NestExpressApplication): void {
       maxAge: 600,
     });
   }
+  setServerTimeouts(app.getHttpServer() as Server);
   app.use(app.get(HttpMetrics).middleware);
   const shutdown = app.get(ShutdownState);
   // Counts requests in flight; while draining, every response tells keep-alive clients to
@@ -55,4 +57,16 @@ export function configureApp(app: NestExpressApplication): void {
     next();
   });
   setUpOpenApi(app);
+}
+
+/**
+ * HTTP timeouts, set on purpose (issue 6): keep-alive outlives the 60 s idle timeout of common
+ * load balancers, so they close idle connections first and never reuse one being closed here;
+ * a client gets 10 s to send its headers and 30 s for the whole request (trickled headers,
+ * slowloris), after which Node answers 408 and closes. Responses themselves are not limited.
+ */
+function setServerTimeouts(server: Server): void {
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
 }

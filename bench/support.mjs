@@ -1,0 +1,96 @@
+// Shared by bench/run.mjs and bench/soak.mjs: a throw-away database, the production server
+// (built, migrated, started), SQL and ports. Requires `npm run build` first.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+export const root = new URL('..', import.meta.url).pathname;
+
+export function build() {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+}
+
+export async function freePort() {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export async function runSql(url, ...statements) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const statement of statements) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, migrated database on DATABASE_URL's server, or on a throw-away embedded one. */
+export async function createDatabase(prefix) {
+  let serverUrl = process.env.DATABASE_URL;
+  let stopEmbedded = async () => undefined;
+  if (!serverUrl) {
+    const { startEmbeddedDatabase } = createRequire(import.meta.url)(
+      join(root, 'dist/dev/embedded-database.js'),
+    );
+    const directory = mkdtempSync(join(tmpdir(), `links-clients-${prefix}-`));
+    const embedded = await startEmbeddedDatabase(directory);
+    serverUrl = embedded.url;
+    stopEmbedded = async () => {
+      await embedded.stop();
+      rmSync(directory, { recursive: true, force: true });
+    };
+  }
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  await runSql(serverUrl, `CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  execFileSync(
+    'node_modules/.bin/typeorm',
+    ['migration:run', '-d', 'dist/database/migration.data-source.js'],
+    {
+      cwd: root,
+      env: { PATH: process.env.PATH, DATABASE_URL: url.toString() },
+      stdio: 'ignore',
+    },
+  );
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await runSql(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await stopEmbedded();
+    },
+  };
+}
+
+/** Starts `node <script>` with a production environment; `ready` resolves once it listens. */
+export function startServer(script, env, port) {
+  const child = spawn('node', [script], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      // Measurements are of throughput, not of the flood guard.
+      RATE_LIMIT_PER_KEY: '1000000000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ready = new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      if (/listening on/.test(chunk.toString())) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return { child, ready, port };
+}

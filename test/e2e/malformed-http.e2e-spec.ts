@@ -1,0 +1,83 @@
+import { connect } from 'node:net';
+import request from 'supertest';
+import { createTestApp, TestApp } from '../support/create-app';
+
+/** Sends raw bytes and returns the status line of the answer ('' if the socket just closed). */
+function raw(port: number, bytes: string | Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('error', (error) =>
+      (error as { code?: string }).code === 'ECONNRESET'
+        ? resolve(answer.split('\r\n')[0])
+        : reject(error),
+    );
+    socket.on('close', () => resolve(answer.split('\r\n')[0]));
+    socket.write(bytes);
+  });
+}
+
+// Requests Node's HTTP parser or our routes must refuse with a 4xx, never a crash (issue 6).
+describe('Malformed HTTP', () => {
+  let t: TestApp;
+  let port: number;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await t.app.listen(0, '127.0.0.1');
+    port = (t.app.getHttpServer().address() as { port: number }).port;
+  });
+  afterAll(() => t.close());
+
+  it('sets the HTTP timeouts deliberately', () => {
+    const server = t.app.getHttpServer();
+    expect(server.keepAliveTimeout).toBe(65_000);
+    expect(server.headersTimeout).toBe(10_000);
+    expect(server.requestTimeout).toBe(30_000);
+  });
+
+  const get = (path: string, headers = '') =>
+    `GET ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer test-key-primary\r\n${headers}Connection: close\r\n\r\n`;
+
+  it.each([
+    [
+      'oversized headers',
+      get('/api/data/clients', `X-Big: ${'a'.repeat(20_000)}\r\n`),
+      /^HTTP\/1\.1 431/,
+    ],
+    ['an oversized URL', get(`/api/data/clients?linkId=${'a'.repeat(20_000)}`), /^HTTP\/1\.1 431/],
+    ['a NUL byte in the path', get('/api/data/clients/a\u0000b'), /^HTTP\/1\.1 400/],
+    ['a space in the path', get('/api/data/clients/a b'), /^HTTP\/1\.1 400/],
+    [
+      'a control character in a header',
+      get('/api/data/clients', 'X-Bad: a\u0001b\r\n'),
+      /^HTTP\/1\.1 400/,
+    ],
+    [
+      'a bad Content-Length on a GET',
+      get('/api/data/clients', 'Content-Length: abc\r\n'),
+      /^HTTP\/1\.1 400/,
+    ],
+    [
+      'two Content-Lengths that disagree',
+      get('/api/data/clients', 'Content-Length: 1\r\nContent-Length: 2\r\n'),
+      /^HTTP\/1\.1 400/,
+    ],
+    ['invalid percent-encoding in the path', get('/api/data/clients/%E0%A4%A'), /^HTTP\/1\.1 400/],
+    ['invalid percent-encoding in the query', get('/api/data/clients?page=%ZZ'), /^HTTP\/1\.1 400/],
+    ['a request line that is not HTTP', 'HELLO\r\n\r\n', /^HTTP\/1\.1 400/],
+    ['binary garbage', Buffer.from([0, 255, 1, 254, 13, 10, 13, 10]), /^(HTTP\/1\.1 400\b.*|)$/],
+  ])('%s: a 4xx or a closed connection', async (_case, bytes, expected) => {
+    expect(await raw(port, bytes)).toMatch(expected);
+  });
+
+  it('is still serving afterwards', async () => {
+    await request(t.app.getHttpServer()).get('/health/live').expect(200);
+    await request(t.app.getHttpServer())
+      .get('/api/data/links')
+      .set('Authorization', 'Bearer test-key-primary')
+      .expect(200);
+  });
+});
