@@ -30,7 +30,7 @@ async function loadData(url) {
           LATERAL (SELECT timestamptz '2024-11-01' + random() * interval '730 days' AS t) AS r`,
     `INSERT INTO clients (id, link_id, is_deleted, status, created_at, updated_at)
      SELECT 'client-' || i,
-            'link-' || CASE WHEN i % 5 = 0 THEN 1 + i % 5 ELSE 1 + (i * 7919) % ${settings.links} END,
+            'link-' || CASE WHEN i % 5 = 0 THEN 1 + (i / 5) % 5 ELSE 1 + (i::bigint * 7919) % ${settings.links} END,
             i % 10 = 3,
             CASE WHEN i % 20 < 12 THEN 'connected' WHEN i % 20 < 19 THEN 'new'
                  WHEN i % 40 = 19 THEN 'suspended' ELSE 'pending' END,
@@ -132,8 +132,11 @@ async function main() {
     ];
     const rows = [];
     for (const [name, ourPaths, referencePaths = ourPaths] of scenarios) {
+      // A scenario's slowest queries outlive its load run; let them drain before the next one.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
       log(`${name}: ours`);
       const mine = await peakRss(ours.child.pid, () => load(ourPort, ourPaths));
+      await new Promise((resolve) => setTimeout(resolve, 3000));
       log(`${name}: reference`);
       const theirs = await load(referencePort, referencePaths);
       rows.push({ name, ours: mine.result, peakRss: mine.peak, reference: theirs });

@@ -1,3 +1,4 @@
+import { SkipThrottle } from '@nestjs/throttler';
 import { Controller, Get } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ApiExcludeController } from '@nestjs/swagger';
@@ -16,6 +17,8 @@ import { ShutdownState } from './shutdown-state';
  * Probes for orchestrators (issue 4, item 1): public, and answered with terminus' own JSON
  * report, 200 or 503 — not problem details (see ProblemDetailsFilter).
  */
+// Probes and scrapes come every few seconds from every replica; they never spend a budget.
+@SkipThrottle()
 @Public()
 @ApiExcludeController()
 @Controller('health')

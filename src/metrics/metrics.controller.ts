@@ -1,3 +1,4 @@
+import { SkipThrottle } from '@nestjs/throttler';
 import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Response } from 'express';
@@ -5,6 +6,8 @@ import { Registry } from 'prom-client';
 import { Public } from '../auth/public.decorator';
 
 /** Prometheus scrape endpoint; public like the health probes (CONTRACT §4). */
+// Probes and scrapes come every few seconds from every replica; they never spend a budget.
+@SkipThrottle()
 @Public()
 @ApiExcludeController()
 @Controller('metrics')

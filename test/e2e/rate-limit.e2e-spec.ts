@@ -65,6 +65,15 @@ describe('Rate limits, in memory (issue 3)', () => {
     await get(`Bearer ${key}`).expect(429);
   });
 
+  it('never throttles health probes or metrics scrapes', async () => {
+    for (let i = 0; i < PER_IP * 3; i++) {
+      for (const path of ['/health/live', '/metrics']) {
+        const res = await request(server()).get(path).expect(200);
+        expect(res.headers['ratelimit-limit']).toBeUndefined();
+      }
+    }
+  });
+
   it('limits requests without a valid key by client IP, so guessing is throttled', async () => {
     expectHeaders(await get().expect(401), PER_IP, PER_IP - 1);
     expectHeaders(await get('Bearer guess-1').expect(401), PER_IP, 0);
