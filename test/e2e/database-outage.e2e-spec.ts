@@ -115,4 +115,37 @@ describe('Database outage and stalls (CONTRACT §3, §5)', () => {
     }
     expect(status).toBe(200);
   });
+
+  it('under steady load through an outage: every answer a 200 or a fast 503, bounded memory, recovery', async () => {
+    const statuses = new Map<number, number>();
+    let slowest = 0;
+    let running = true;
+    // Eight clients in a loop, bounded by time and count.
+    const clients = Array.from({ length: 8 }, async (_, c) => {
+      for (let i = 0; running && i < 5000; i++) {
+        const { res, elapsed } = await timed(
+          i % 2 ? '/api/data/clients?limit=5' : `/api/data/clients/c-${c}`,
+        );
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        slowest = Math.max(slowest, elapsed);
+      }
+    });
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    await pause(500);
+    global.gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
+    await proxy.down();
+    await pause(3000);
+    const heapDuring = process.memoryUsage().heapUsed;
+    await proxy.up();
+    await pause(2000);
+    running = false;
+    await Promise.all(clients);
+    expect([...statuses.keys()].sort()).toEqual(expect.arrayContaining([503]));
+    expect([...statuses.keys()].every((status) => [200, 404, 503].includes(status))).toBe(true);
+    expect(slowest).toBeLessThan(TIMEOUT_MS * 3);
+    // Thousands of failed requests leave no pile-up behind (generous: the test process shares the heap).
+    expect(heapDuring - heapBefore).toBeLessThan(100 * 1024 * 1024);
+    await get('/api/data/links').expect(200);
+  });
 });

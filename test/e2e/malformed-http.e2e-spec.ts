@@ -73,6 +73,28 @@ describe('Malformed HTTP', () => {
     expect(await raw(port, bytes)).toMatch(expected);
   });
 
+  it('answers a client that trickles its headers with 408 and closes, serving others meanwhile', async () => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())));
+    const started = Date.now();
+    socket.write('GET /api/data/links HTTP/1.1\r\nHost: localhost\r\nX-Slow: ');
+    // One byte every second (bounded): never a complete header block.
+    const trickle = setInterval(() => socket.writable && socket.write('a'), 1000);
+    try {
+      await request(t.app.getHttpServer()).get('/health/live').expect(200);
+      // Node checks the 10 s headers timeout every 30 s, so this takes up to ~40 s.
+      const closedAt = await closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+      expect(closedAt - started).toBeGreaterThanOrEqual(10_000);
+      expect(closedAt - started).toBeLessThan(45_000);
+    } finally {
+      clearInterval(trickle);
+      socket.destroy();
+    }
+  }, 60_000);
+
   it('is still serving afterwards', async () => {
     await request(t.app.getHttpServer()).get('/health/live').expect(200);
     await request(t.app.getHttpServer())
