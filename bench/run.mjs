@@ -13,6 +13,8 @@ const settings = {
   seconds: Number(process.env.BENCH_SECONDS ?? 10),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
   memoryLinks: Number(process.env.BENCH_MEMORY_LINKS ?? 1_000_000),
+  // e.g. BENCH_SCENARIOS=S1,S6 runs only those (and skips the memory check); for profiling.
+  only: process.env.BENCH_SCENARIOS?.split(','),
 };
 const API_KEY = 'bench-key';
 const log = (message) => console.log(`[bench] ${message}`);
@@ -131,7 +133,10 @@ async function main() {
       ['S6 list links', () => '/api/data/links'],
     ];
     const rows = [];
-    for (const [name, ourPaths, referencePaths = ourPaths] of scenarios) {
+    const chosen = scenarios.filter(
+      ([name]) => !settings.only || settings.only.includes(name.split(' ')[0]),
+    );
+    for (const [name, ourPaths, referencePaths = ourPaths] of chosen) {
       // A scenario's slowest queries outlive its load run; let them drain before the next one.
       await new Promise((resolve) => setTimeout(resolve, 3000));
       log(`${name}: ours`);
@@ -143,7 +148,7 @@ async function main() {
     }
 
     let linksMemory = [];
-    if (settings.memoryLinks > settings.links) {
+    if (settings.memoryLinks > settings.links && !settings.only) {
       const listLinks = () => '/api/data/links';
       const small = await peakRss(ours.child.pid, () => load(ourPort, listLinks, 4, 5));
       log(`growing links to ${settings.memoryLinks} for the memory check`);
@@ -162,11 +167,13 @@ async function main() {
 
     const report = renderReport({ rows, linksMemory, loadSeconds, startupMs });
     console.log(`\n${report}`);
-    const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-');
-    const file = join(root, 'bench/results', `${stamp}.md`);
-    writeFileSync(file, report);
-    copyFileSync(file, join(root, 'bench/results/latest.md'));
-    log(`written to bench/results/${stamp}.md and bench/results/latest.md`);
+    if (!settings.only) {
+      const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-');
+      const file = join(root, 'bench/results', `${stamp}.md`);
+      writeFileSync(file, report);
+      copyFileSync(file, join(root, 'bench/results/latest.md'));
+      log(`written to bench/results/${stamp}.md and bench/results/latest.md`);
+    }
   } finally {
     for (const server of servers) server.child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 500));
