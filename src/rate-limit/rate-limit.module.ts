@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ThrottlerModule, ThrottlerStorageService } from '@nestjs/throttler';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { Env } from '../config/env';
+import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { RATE_LIMIT_STORAGE } from './rate-limit.guard';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 
@@ -25,7 +26,7 @@ import { RedisThrottlerStorage } from './redis-throttler.storage';
         const url = config.get('REDIS_URL', { infer: true });
         return url
           ? new RedisThrottlerStorage(url, config.get('REDIS_KEY_PREFIX'))
-          : new ThrottlerStorageService();
+          : new MemoryThrottlerStorage();
       },
     },
   ],

@@ -2,8 +2,9 @@ import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
 import { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import Redis from 'ioredis';
+import { fixedWindowRecord } from './fixed-window';
 
-// One atomic step per request: count the hit in a fixed window that starts with its first hit.
+// One atomic step per request: count the hit in its fixed window (see fixedWindowRecord).
 const INCREMENT = `
 local hits = redis.call('INCR', KEYS[1])
 if hits == 1 or redis.call('PTTL', KEYS[1]) < 0 then
@@ -44,22 +45,10 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
         this.keyPrefix + key,
         String(ttl),
       )) as [number, number];
-      const timeToExpire = Math.max(1, Math.ceil(remainingMs / 1000));
-      const isBlocked = hits > limit;
-      return {
-        totalHits: hits,
-        timeToExpire,
-        isBlocked,
-        timeToBlockExpire: isBlocked ? timeToExpire : 0,
-      };
+      return fixedWindowRecord(hits, remainingMs, limit);
     } catch (error) {
       this.warn(`Rate limit not enforced, Redis did not answer: ${(error as Error).message}`);
-      return {
-        totalHits: 0,
-        timeToExpire: Math.ceil(ttl / 1000),
-        isBlocked: false,
-        timeToBlockExpire: 0,
-      };
+      return fixedWindowRecord(0, ttl, limit);
     }
   }
 
