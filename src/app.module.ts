@@ -1,12 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { ClientsModule } from './clients/clients.module';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
 import { StrictQueryPipe } from './common/strict-query.pipe';
 import { validateEnv } from './config/env';
-import { DatabaseDeadlineInterceptor } from './database/database-deadline.interceptor';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { LinksModule } from './links/links.module';
@@ -17,7 +16,6 @@ import { MetricsModule } from './metrics/metrics.module';
   providers: [
     { provide: APP_FILTER, useClass: ProblemDetailsFilter },
     { provide: APP_PIPE, useClass: StrictQueryPipe },
-    { provide: APP_INTERCEPTOR, useClass: DatabaseDeadlineInterceptor },
   ],
 })
 export class AppModule {

@@ -1,16 +1,15 @@
 import { createHash } from 'node:crypto';
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { DatabaseModule } from '../database/database.module';
 import { CountCache } from '../common/count-cache';
 import { Env } from '../config/env';
-import { Client } from './client.entity';
 import { ClientsCursorCodec } from './clients-cursor';
 import { ClientsController } from './clients.controller';
 import { ClientsService } from './clients.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Client])],
+  imports: [DatabaseModule],
   controllers: [ClientsController],
   providers: [
     ClientsService,

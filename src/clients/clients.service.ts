@@ -1,10 +1,7 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { CountCache } from '../common/count-cache';
-import { readQuery } from '../database/read-query';
+import { DatabaseReader } from '../database/database-reader';
 import { isStorableText } from '../database/storable-text';
-import { Client } from './client.entity';
 import { ClientsCursorCodec, CursorPosition } from './clients-cursor';
 import { ClientFilters, countQuery, getQuery, PageRow, pageQuery } from './clients.sql';
 import { ListClientsQuery } from './dto/list-clients.query';
@@ -22,7 +19,7 @@ interface Page {
 @Injectable()
 export class ClientsService {
   constructor(
-    @InjectRepository(Client) private readonly clients: Repository<Client>,
+    private readonly database: DatabaseReader,
     private readonly totals: CountCache,
     private readonly cursors: ClientsCursorCodec,
   ) {}
@@ -60,7 +57,7 @@ export class ClientsService {
   async findOne(id: string): Promise<string> {
     const { text, params } = getQuery(id);
     const [row] = isStorableText(id)
-      ? await readQuery<{ json: string }[]>(this.clients.manager.connection, text, params)
+      ? await this.database.query<{ json: string }[]>(text, params)
       : [];
     if (!row) throw new NotFoundException('No client has this id');
     return row.json;
@@ -75,7 +72,7 @@ export class ClientsService {
     // A link id with NUL matches nothing (CONTRACT §2), and PostgreSQL would reject the query.
     if (!isStorableText(filters.linkId ?? '')) return { dataJson: '[]', nextCursor: null };
     const { text, params } = pageQuery(filters, limit, from);
-    const [row] = await readQuery<PageRow[]>(this.clients.manager.connection, text, params);
+    const [row] = await this.database.query<PageRow[]>(text, params);
     const next = row.hasMore
       ? { createdAt: row.lastCreatedAt as string, id: row.lastId as string }
       : null;
@@ -85,11 +82,7 @@ export class ClientsService {
   private async count(filters: ClientFilters): Promise<number> {
     if (!isStorableText(filters.linkId ?? '')) return 0;
     const { text, params } = countQuery(filters);
-    const [row] = await readQuery<{ total: string }[]>(
-      this.clients.manager.connection,
-      text,
-      params,
-    );
+    const [row] = await this.database.query<{ total: string }[]>(text, params);
     return Number(row.total);
   }
 }

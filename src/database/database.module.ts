@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Env } from '../config/env';
 import { dataSourceOptions } from './data-source';
+import { DatabaseReader } from './database-reader';
 
 @Module({
   imports: [
@@ -19,5 +20,7 @@ import { dataSourceOptions } from './data-source';
       }),
     }),
   ],
+  providers: [DatabaseReader],
+  exports: [DatabaseReader],
 })
 export class DatabaseModule {}

@@ -67,13 +67,6 @@ describe('SQL is never built from values', () => {
         const callee = ts.isCallExpression(node) ? node.expression : undefined;
         const isQuery =
           callee && ts.isPropertyAccessExpression(callee) && callee.name.text === 'query';
-        const isReadQuery = callee && ts.isIdentifier(callee) && callee.text === 'readQuery';
-        if (ts.isCallExpression(node) && isReadQuery) {
-          const [, sql, params] = node.arguments;
-          if (!(ts.isIdentifier(sql) && sql.text === 'text' && params)) {
-            offenders.push(`${file}: ${node.getText().slice(0, 80)}`);
-          }
-        }
         if (ts.isCallExpression(node) && isQuery && node.arguments.length > 0) {
           const [sql] = node.arguments;
           const fixed = ts.isStringLiteral(sql) || ts.isNoSubstitutionTemplateLiteral(sql);

@@ -1,11 +1,10 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { Link } from './link.entity';
+import { DatabaseModule } from '../database/database.module';
 import { LinksController } from './links.controller';
 import { LinksService } from './links.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Link])],
+  imports: [DatabaseModule],
   controllers: [LinksController],
   providers: [LinksService],
 })

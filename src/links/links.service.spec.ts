@@ -1,9 +1,12 @@
 import { NotFoundException } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
-import { createSuiteDatabase, dropSuiteDatabase } from '../../test/support/database';
+import {
+  createSuiteDatabase,
+  databaseReader,
+  dropSuiteDatabase,
+} from '../../test/support/database';
 import { insertLinks } from '../../test/support/fixtures';
-import { Link } from './link.entity';
 import { LINKS_BATCH_SIZE, LinksService } from './links.service';
 
 async function readJson(stream: Readable) {
@@ -18,7 +21,7 @@ describe('LinksService', () => {
 
   beforeAll(async () => {
     dataSource = await createSuiteDatabase();
-    service = new LinksService(dataSource.getRepository(Link));
+    service = new LinksService(databaseReader(dataSource));
     await insertLinks(dataSource, [
       { id: 'b', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-03T00:00:00Z' },
       { id: 'a', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z' },

@@ -1,10 +1,7 @@
 import { Readable } from 'node:stream';
 import { Injectable, NotFoundException } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
-import { readQuery } from '../database/read-query';
+import { DatabaseReader } from '../database/database-reader';
 import { isStorableText } from '../database/storable-text';
-import { Link } from './link.entity';
 import { LinkPosition, linkQuery, LinksBatchRow, linksBatchQuery } from './links.sql';
 
 // Rows per query while streaming the list: large enough that 10,000 links take one or two
@@ -13,7 +10,7 @@ export const LINKS_BATCH_SIZE = 5000;
 
 @Injectable()
 export class LinksService {
-  constructor(@InjectRepository(Link) private readonly links: Repository<Link>) {}
+  constructor(private readonly database: DatabaseReader) {}
 
   /**
    * The List Links response (CONTRACT §2) as a stream of JSON text, rendered by PostgreSQL in
@@ -29,7 +26,7 @@ export class LinksService {
   async findOne(id: string): Promise<string> {
     const { text, params } = linkQuery(id);
     const [row] = isStorableText(id)
-      ? await readQuery<{ json: string }[]>(this.links.manager.connection, text, params)
+      ? await this.database.query<{ json: string }[]>(text, params)
       : [];
     if (!row) throw new NotFoundException('No link has this id');
     return row.json;
@@ -50,7 +47,7 @@ export class LinksService {
 
   private async batch(after?: LinkPosition): Promise<LinksBatchRow> {
     const { text, params } = linksBatchQuery(LINKS_BATCH_SIZE, after);
-    const [row] = await readQuery<LinksBatchRow[]>(this.links.manager.connection, text, params);
+    const [row] = await this.database.query<LinksBatchRow[]>(text, params);
     return row;
   }
 }

@@ -1,3 +1,6 @@
+import { ConfigService } from '@nestjs/config';
+import { Env } from '../../src/config/env';
+import { DatabaseReader } from '../../src/database/database-reader';
 import { Client as PgClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source';
@@ -30,4 +33,9 @@ export async function createSuiteDatabase(): Promise<DataSource> {
 export async function dropSuiteDatabase(dataSource: DataSource): Promise<void> {
   await dataSource.destroy();
   await onServer(`DROP DATABASE IF EXISTS "${databaseName()}" WITH (FORCE)`);
+}
+
+/** The app's DatabaseReader over a suite's data source, with the default DATABASE_TIMEOUT_MS. */
+export function databaseReader(dataSource: DataSource): DatabaseReader {
+  return new DatabaseReader(dataSource, { get: () => 5000 } as unknown as ConfigService<Env, true>);
 }
