@@ -48,6 +48,9 @@ export function dataSourceOptions({
       statement_timeout: timeoutMs,
       query_timeout: timeoutMs + 1000,
       application_name: 'links-clients-api',
+      // The API's queries run as prepared statements (DatabaseReader); a plan cached for any
+      // parameters can scan the whole table where one made for the actual ones reads a page.
+      options: '-c plan_cache_mode=force_custom_plan',
     },
   };
 }

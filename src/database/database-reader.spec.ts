@@ -3,27 +3,68 @@ import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
 import { DatabaseReader } from './database-reader';
 
-function readerAnsweringIn(ms: number) {
-  const released: string[] = [];
+interface Sent {
+  pool: string;
+  name?: string;
+  text: string;
+}
+
+/** A data source whose pools answer after `ms`, recording what was sent and released. */
+function readerAnsweringIn(ms: number, mode: 'master' | 'slave' = 'slave') {
+  const sent: Sent[] = [];
+  const released: unknown[] = [];
+  const connect = (pool: string) => async () => [
+    {
+      on: () => undefined,
+      removeListener: () => undefined,
+      query: (query: { name?: string; text: string }) =>
+        new Promise((resolve, reject) =>
+          setTimeout(() => {
+            sent.push({ pool, name: query.name, text: query.text });
+            if (query.text === 'broken') reject(new Error('broken'));
+            else resolve({ rows: [{ pool }] });
+          }, ms),
+        ),
+    },
+    (error?: unknown) => void released.push(error ?? 'ok'),
+  ];
   const dataSource = {
-    defaultReplicationModeForReads: () => 'slave',
-    createQueryRunner: (mode: string) => ({
-      query: (text: string) =>
-        new Promise((resolve) => setTimeout(() => resolve([{ text, mode }]), ms)),
-      release: async () => void released.push(mode),
-    }),
+    defaultReplicationModeForReads: () => mode,
+    driver: {
+      obtainSlaveConnection: connect('replica'),
+      obtainMasterConnection: connect('primary'),
+    },
   } as unknown as DataSource;
   const config = { get: () => 50 } as unknown as ConfigService<never, true>;
-  return { reader: new DatabaseReader(dataSource, config), released };
+  return { reader: new DatabaseReader(dataSource, config), sent, released };
 }
 
 describe('DatabaseReader', () => {
   it('reads where reads belong and releases the connection', async () => {
-    const { reader, released } = readerAnsweringIn(5);
-    await expect(reader.query('SELECT 1', [])).resolves.toEqual([
-      { text: 'SELECT 1', mode: 'slave' },
-    ]);
-    expect(released).toEqual(['slave']);
+    const replica = readerAnsweringIn(1, 'slave');
+    await expect(replica.reader.query('SELECT 1', [])).resolves.toEqual([{ pool: 'replica' }]);
+    const primary = readerAnsweringIn(1, 'master');
+    await expect(primary.reader.query('SELECT 1', [])).resolves.toEqual([{ pool: 'primary' }]);
+    expect([...replica.released, ...primary.released]).toEqual(['ok', 'ok']);
+  });
+
+  it('names one prepared statement per query text', async () => {
+    const { reader, sent } = readerAnsweringIn(1);
+    for (const text of ['SELECT 1', 'SELECT 2', 'SELECT 1']) await reader.query(text, []);
+    expect(sent.map(({ name }) => name)).toEqual(['api_1', 'api_2', 'api_1']);
+  });
+
+  it('stops naming statements past a bound, so connections never fill up', async () => {
+    const { reader, sent } = readerAnsweringIn(0);
+    for (let n = 0; n < 250; n++) await reader.query(`SELECT ${n}`, []);
+    expect(new Set(sent.map(({ name }) => name)).size).toBe(201);
+    expect(sent.at(-1)?.name).toBeUndefined();
+  });
+
+  it('hands a failed connection back to the pool to be dropped', async () => {
+    const { reader, released } = readerAnsweringIn(1);
+    await expect(reader.query('broken', [])).rejects.toThrow('broken');
+    expect(released).toEqual([new Error('broken')]);
   });
 
   it('answers 503 once DATABASE_TIMEOUT_MS has passed, and still releases the connection later', async () => {
@@ -35,6 +76,6 @@ describe('DatabaseReader', () => {
     expect(Date.now() - started).toBeLessThan(190);
     expect(released).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(released).toEqual(['slave']);
+    expect(released).toEqual(['ok']);
   });
 });

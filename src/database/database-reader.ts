@@ -1,22 +1,28 @@
 import { Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
+import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { Env } from '../config/env';
 
 /**
  * How the API reads: read-only queries where reads belong — a read replica when
  * DATABASE_REPLICA_URLS configures some (TypeORM sends raw queries to the primary unless
- * asked), else the primary — each within DATABASE_TIMEOUT_MS.
+ * asked), else the primary — each within DATABASE_TIMEOUT_MS, as a prepared statement.
  */
+const MAX_PREPARED_STATEMENTS = 200;
+
 @Injectable()
 export class DatabaseReader {
   private readonly deadlineMs: number;
+  private readonly driver: PostgresDriver;
+  private readonly statementNames = new Map<string, string>();
 
   constructor(
     private readonly dataSource: DataSource,
     config: ConfigService<Env, true>,
   ) {
     this.deadlineMs = config.get('DATABASE_TIMEOUT_MS');
+    this.driver = dataSource.driver as PostgresDriver;
   }
 
   /**
@@ -36,13 +42,44 @@ export class DatabaseReader {
   }
 
   private async run<T>(text: string, params: unknown[]): Promise<T> {
-    const runner = this.dataSource.createQueryRunner(
-      this.dataSource.defaultReplicationModeForReads(),
-    );
+    const [connection, release] = await (this.dataSource.defaultReplicationModeForReads() ===
+    'slave'
+      ? this.driver.obtainSlaveConnection()
+      : this.driver.obtainMasterConnection());
+    // A connection that breaks while checked out emits 'error' (fatal when unheard); its query
+    // fails too, and that failure is what this read reports.
+    const ignore = () => undefined;
+    connection.on('error', ignore);
+    let failure: unknown;
     try {
-      return (await runner.query(text, params)) as T;
+      const result = await connection.query({
+        name: this.statementName(text),
+        text,
+        values: params,
+      });
+      return result.rows as T;
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
-      await runner.release();
+      connection.removeListener('error', ignore);
+      // Given the failure, the pool drops the connection rather than reuse a broken one.
+      release(failure);
     }
+  }
+
+  /**
+   * Each query text becomes a named prepared statement, parsed once per connection (and still
+   * planned for its parameters: see plan_cache_mode in data-source.ts); parsing a list query
+   * costs the database more than a get by id itself. The texts come from the query builders, so they are few; past a bound (a builder
+   * gone wrong) a query runs unnamed rather than fill every connection with statements.
+   */
+  private statementName(text: string): string | undefined {
+    let name = this.statementNames.get(text);
+    if (name === undefined && this.statementNames.size < MAX_PREPARED_STATEMENTS) {
+      name = `api_${this.statementNames.size + 1}`;
+      this.statementNames.set(text, name);
+    }
+    return name;
   }
 }

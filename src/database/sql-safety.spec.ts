@@ -70,7 +70,9 @@ describe('SQL is never built from values', () => {
         if (ts.isCallExpression(node) && isQuery && node.arguments.length > 0) {
           const [sql] = node.arguments;
           const fixed = ts.isStringLiteral(sql) || ts.isNoSubstitutionTemplateLiteral(sql);
-          const built = ts.isIdentifier(sql) && sql.text === 'text' && node.arguments.length === 2;
+          const built =
+            (ts.isIdentifier(sql) && sql.text === 'text' && node.arguments.length === 2) ||
+            isBuiltQueryConfig(sql);
           // Migrations are fixed DDL; their templates interpolate only their own constants.
           const migration =
             file.includes(`${join('database', 'migrations')}`) && ts.isTemplateExpression(sql);
@@ -86,3 +88,20 @@ describe('SQL is never built from values', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+/** `{ name, text, values: params }`: a query builder's text and parameters, as pg's config. */
+function isBuiltQueryConfig(node: ts.Expression): boolean {
+  if (!ts.isObjectLiteralExpression(node)) return false;
+  const property = (name: string) =>
+    node.properties.find((p) => p.name && ts.isIdentifier(p.name) && p.name.text === name);
+  const text = property('text');
+  const values = property('values');
+  return (
+    text !== undefined &&
+    ts.isShorthandPropertyAssignment(text) &&
+    values !== undefined &&
+    ts.isPropertyAssignment(values) &&
+    ts.isIdentifier(values.initializer) &&
+    values.initializer.text === 'params'
+  );
+}
