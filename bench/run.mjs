@@ -1,10 +1,18 @@
 // `npm run bench`: measures the production server against a naive reference server
 // (bench/reference-server.mjs) on the same data, in one run, and writes bench/results/.
 // Measurements only: nothing here passes or fails on timing.
-import { readFileSync, writeFileSync, copyFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { overheadByLayer } from './layers.mjs';
 import { build, createDatabase, freePort, root, runSql, startServer } from './support.mjs';
 
 const settings = {
@@ -26,10 +34,12 @@ async function loadData(url) {
   await runSql(
     url,
     `SELECT setseed(0.42)`,
+    // random() in a subquery's select list is drawn per row (in an uncorrelated LATERAL it
+    // would be drawn once, giving every row the same timestamp).
     `INSERT INTO links (id, created_at, updated_at)
      SELECT 'link-' || i, t, t + interval '1 day'
-     FROM generate_series(1, ${settings.links}) AS i,
-          LATERAL (SELECT timestamptz '2024-11-01' + random() * interval '730 days' AS t) AS r`,
+     FROM (SELECT i, timestamptz '2024-11-01' + random() * interval '730 days' AS t
+           FROM generate_series(1, ${settings.links}) AS i) AS g`,
     `INSERT INTO clients (id, link_id, is_deleted, status, created_at, updated_at)
      SELECT 'client-' || i,
             'link-' || CASE WHEN i % 5 = 0 THEN 1 + (i / 5) % 5 ELSE 1 + (i::bigint * 7919) % ${settings.links} END,
@@ -37,8 +47,8 @@ async function loadData(url) {
             CASE WHEN i % 20 < 12 THEN 'connected' WHEN i % 20 < 19 THEN 'new'
                  WHEN i % 40 = 19 THEN 'suspended' ELSE 'pending' END,
             t, t + interval '1 hour'
-     FROM generate_series(1, ${settings.clients}) AS i,
-          LATERAL (SELECT timestamptz '2024-11-01' + random() * interval '730 days' AS t) AS r`,
+     FROM (SELECT i, timestamptz '2024-11-01' + random() * interval '730 days' AS t
+           FROM generate_series(1, ${settings.clients}) AS i) AS g`,
     `VACUUM ANALYZE`,
   );
   return (Date.now() - started) / 1000;
@@ -75,6 +85,7 @@ async function load(port, paths, connections = settings.connections, seconds = s
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors + result.timeouts,
+    requests: result.requests.total,
   };
 }
 
@@ -147,6 +158,9 @@ async function main() {
       rows.push({ name, ours: mine.result, peakRss: mine.peak, reference: theirs });
     }
 
+    log('per-request overhead by layer: S1 under a CPU profile');
+    const overhead = await profileLayers(env, scenarios[0][1]);
+
     let linksMemory = [];
     if (settings.memoryLinks > settings.links && !settings.only) {
       const listLinks = () => '/api/data/links';
@@ -165,7 +179,7 @@ async function main() {
       ];
     }
 
-    const report = renderReport({ rows, linksMemory, loadSeconds, startupMs });
+    const report = renderReport({ rows, overhead, linksMemory, loadSeconds, startupMs });
     console.log(`\n${report}`);
     if (!settings.only) {
       const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-');
@@ -181,9 +195,32 @@ async function main() {
   }
 }
 
+/** Runs a scenario against a fresh server under `--cpu-prof`; the profile, split by layer. */
+async function profileLayers(env, paths) {
+  const directory = mkdtempSync(join(tmpdir(), 'links-clients-profile-'));
+  const server = startServer(
+    'dist/main.js',
+    { ...env, SHUTDOWN_DRAIN_DELAY_MS: '0' },
+    await freePort(),
+    ['--cpu-prof', `--cpu-prof-dir=${directory}`],
+  );
+  try {
+    await server.ready;
+    const warmUp = await load(server.port, paths, settings.connections, 2);
+    const measured = await load(server.port, paths);
+    server.child.kill('SIGTERM');
+    await server.exited;
+    const [file] = readdirSync(directory);
+    return overheadByLayer(join(directory, file), warmUp.requests + measured.requests);
+  } finally {
+    server.child.kill('SIGKILL');
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
 const fmt = (value, digits = 0) => (value === undefined ? '—' : value.toFixed(digits));
 
-function renderReport({ rows, linksMemory, loadSeconds, startupMs }) {
+function renderReport({ rows, overhead, linksMemory, loadSeconds, startupMs }) {
   const lines = [
     `# Benchmark — ${new Date().toISOString()}`,
     '',
@@ -203,6 +240,19 @@ function renderReport({ rows, linksMemory, loadSeconds, startupMs }) {
     ),
     '',
     'S5c: the reference has no cursors, so its figure is the same depth by page number.',
+    '',
+    '## Per-request overhead by layer (S1, CPU profile of our server)',
+    '',
+    'Main-thread time per request, each profile sample charged to the first layer on its stack',
+    '(bench/layers.mjs); sampled wall time, so a socket write that waits counts where it is made.',
+    '',
+    '| layer | µs per request | share |',
+    '|---|---:|---:|',
+    ...overhead.rows.map(
+      ({ layer, usPerRequest }) =>
+        `| ${layer} | ${fmt(usPerRequest)} | ${fmt((100 * usPerRequest) / overhead.totalUs)} % |`,
+    ),
+    `| all | ${fmt(overhead.totalUs)} | 100 % |`,
   ];
   if (linksMemory.length > 0) {
     lines.push(

@@ -73,8 +73,8 @@ export async function createDatabase(prefix) {
 }
 
 /** Starts `node <script>` with a production environment; `ready` resolves once it listens. */
-export function startServer(script, env, port) {
-  const child = spawn('node', [script], {
+export function startServer(script, env, port, nodeArgs = []) {
+  const child = spawn('node', [...nodeArgs, script], {
     cwd: root,
     env: {
       PATH: process.env.PATH,
@@ -92,5 +92,6 @@ export function startServer(script, env, port) {
     });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
-  return { child, ready, port };
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return { child, ready, exited, port };
 }

@@ -1,4 +1,4 @@
-import { isoMicros, isoMillis, jsonObject, LIST_ORDER } from '../database/sql-json';
+import { isoMicros, json, jsonObject, jsonTimestamp, LIST_ORDER } from '../database/sql-json';
 import { CursorPosition } from './clients-cursor';
 
 export interface ClientFilters {
@@ -21,10 +21,14 @@ export interface PageRow {
 }
 
 // CONTRACT §1: exactly these fields, in this order.
-const CLIENT_JSON = jsonObject(
-  `c.id, c.link_id AS "linkId", c.is_deleted AS "isDeleted", c.status,
-   ${isoMillis('c.created_at')} AS "createdAt", ${isoMillis('c.updated_at')} AS "updatedAt"`,
-);
+const CLIENT_JSON = jsonObject({
+  id: json('c.id'),
+  linkId: json('c.link_id'),
+  isDeleted: json('c.is_deleted'),
+  status: json('c.status'),
+  createdAt: jsonTimestamp('c.created_at'),
+  updatedAt: jsonTimestamp('c.updated_at'),
+});
 
 /** Collects bind parameters: every value reaches PostgreSQL as a parameter, never as SQL. */
 class Params {

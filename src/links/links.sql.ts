@@ -1,4 +1,4 @@
-import { isoMicros, isoMillis, jsonObject, LIST_ORDER } from '../database/sql-json';
+import { isoMicros, json, jsonObject, jsonTimestamp, LIST_ORDER } from '../database/sql-json';
 
 export interface LinkPosition {
   createdAt: string;
@@ -14,9 +14,11 @@ export interface LinksBatchRow {
 }
 
 // CONTRACT §1: exactly these fields, in this order.
-const LINK_JSON = jsonObject(
-  `id, ${isoMillis('created_at')} AS "createdAt", ${isoMillis('updated_at')} AS "updatedAt"`,
-);
+const LINK_JSON = jsonObject({
+  id: json('id'),
+  createdAt: jsonTimestamp('created_at'),
+  updatedAt: jsonTimestamp('updated_at'),
+});
 
 export function linkQuery(id: string) {
   return { text: `SELECT ${LINK_JSON} AS json FROM links WHERE id = $1`, params: [id] };
@@ -30,16 +32,16 @@ export function linksBatchQuery(size: number, after?: LinkPosition) {
     params.push(after.createdAt, after.id);
     where = `WHERE (created_at, id COLLATE "C") > ($2::timestamptz, $3::text COLLATE "C")`;
   }
+  // The batch's last row, for the next batch's start, is read from the ordering index alone.
+  const batch = `FROM links ${where} ORDER BY ${LIST_ORDER}`;
   const text = `
-    WITH batch AS (
-      SELECT *, row_number() OVER (ORDER BY ${LIST_ORDER}) AS n
-      FROM (SELECT id, created_at, updated_at FROM links ${where}
-            ORDER BY ${LIST_ORDER} LIMIT $1::int) AS rows
-    )
-    SELECT string_agg(${LINK_JSON}, ',' ORDER BY n) AS "json",
-           count(*)::int AS "rows",
-           (array_agg(${isoMicros('created_at')} ORDER BY n DESC))[1] AS "lastCreatedAt",
-           (array_agg(id ORDER BY n DESC))[1] AS "lastId"
-    FROM batch`;
+    SELECT b.json, b.rows, last."createdAt" AS "lastCreatedAt", last.id AS "lastId"
+    FROM (
+      SELECT string_agg(${LINK_JSON}, ',' ORDER BY ${LIST_ORDER}) AS "json", count(*)::int AS "rows"
+      FROM (SELECT id, created_at, updated_at ${batch} LIMIT $1::int) AS rows
+    ) AS b
+    LEFT JOIN LATERAL (
+      SELECT ${isoMicros('created_at')} AS "createdAt", id ${batch} OFFSET $1::int - 1 LIMIT 1
+    ) AS last ON true`;
   return { text, params };
 }
