@@ -32,16 +32,17 @@ export function linksBatchQuery(size: number, after?: LinkPosition) {
     params.push(after.createdAt, after.id);
     where = `WHERE (created_at, id COLLATE "C") > ($2::timestamptz, $3::text COLLATE "C")`;
   }
-  // The batch's last row, for the next batch's start, is read from the ordering index alone.
+  // The batch's last row, for the next batch's start, is read from the ordering index alone
+  // (and formatted once, not for every row the OFFSET skips).
   const batch = `FROM links ${where} ORDER BY ${LIST_ORDER}`;
   const text = `
-    SELECT b.json, b.rows, last."createdAt" AS "lastCreatedAt", last.id AS "lastId"
+    SELECT b.json, b.rows, ${isoMicros('last.created_at')} AS "lastCreatedAt", last.id AS "lastId"
     FROM (
       SELECT string_agg(${LINK_JSON}, ',' ORDER BY ${LIST_ORDER}) AS "json", count(*)::int AS "rows"
       FROM (SELECT id, created_at, updated_at ${batch} LIMIT $1::int) AS rows
     ) AS b
     LEFT JOIN LATERAL (
-      SELECT ${isoMicros('created_at')} AS "createdAt", id ${batch} OFFSET $1::int - 1 LIMIT 1
+      SELECT created_at, id ${batch} OFFSET $1::int - 1 LIMIT 1
     ) AS last ON true`;
   return { text, params };
 }
