@@ -4,13 +4,13 @@ import { DataSource } from 'typeorm';
 import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { Env } from '../config/env';
 
+const MAX_PREPARED_STATEMENTS = 200;
+
 /**
  * How the API reads: read-only queries where reads belong — a read replica when
  * DATABASE_REPLICA_URLS configures some (TypeORM sends raw queries to the primary unless
  * asked), else the primary — each within DATABASE_TIMEOUT_MS, as a prepared statement.
  */
-const MAX_PREPARED_STATEMENTS = 200;
-
 @Injectable()
 export class DatabaseReader {
   private readonly deadlineMs: number;
@@ -70,9 +70,10 @@ export class DatabaseReader {
 
   /**
    * Each query text becomes a named prepared statement, parsed once per connection (and still
-   * planned for its parameters: see plan_cache_mode in data-source.ts); parsing a list query
-   * costs the database more than a get by id itself. The texts come from the query builders, so they are few; past a bound (a builder
-   * gone wrong) a query runs unnamed rather than fill every connection with statements.
+   * planned for its parameters: see plan_cache_mode in data-source.ts); parsing and analysing a
+   * statement cost the database more than the get by id it serves. The texts come from the
+   * query builders, so they are few; past a bound (a builder gone wrong) a query runs unnamed
+   * rather than fill every connection with statements.
    */
   private statementName(text: string): string | undefined {
     let name = this.statementNames.get(text);

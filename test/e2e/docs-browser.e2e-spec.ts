@@ -89,6 +89,8 @@ const SCREENSHOT = process.env.UPDATE_SCREENSHOT
   it('shows the List Clients parameters, the status enum and the error responses', async () => {
     const operation = page.locator('#operations-clients-listClients');
     await operation.locator('.opblock-summary').click();
+    // Swagger UI renders the expanded operation asynchronously.
+    await operation.locator('tr[data-param-name="cursor"]').waitFor();
     const parameters = await operation
       .locator('tr[data-param-name]')
       .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-param-name')));
