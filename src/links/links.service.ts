@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { DatabaseReader } from '../database/database-reader';
 import { isStorableText } from '../database/storable-text';
-import { LinkPosition, linkQuery, LinksBatchRow, linksBatchQuery } from './links.sql';
+import { LinkColumns, linkJson } from './link-json';
+import { LinkPosition, linkQuery, linksBatchQuery } from './links.sql';
 
 // Rows per query while streaming the list: each query costs about 0.1 ms beyond its rows, and
 // a batch is ~100 KB of JSON in memory per request in flight (issue 5: memory stays flat).
@@ -13,8 +14,8 @@ export class LinksService {
   constructor(private readonly database: DatabaseReader) {}
 
   /**
-   * The List Links response (CONTRACT §2) as a stream of JSON text, rendered by PostgreSQL in
-   * keyset batches. The first batch is read before anything is sent, so a database outage is
+   * The List Links response (CONTRACT §2) as a stream of JSON text, read in keyset batches and
+   * rendered without a Date or an object per link (link-json.ts). The first batch is read before anything is sent, so a database outage is
    * still a clean 503; `total` counts the rows actually sent.
    */
   async list(): Promise<Readable> {
@@ -22,32 +23,31 @@ export class LinksService {
     return Readable.from(this.listChunks(first));
   }
 
-  /** The JSON text of one link, rendered by PostgreSQL. */
+  /** The JSON text of one link. */
   async findOne(id: string): Promise<string> {
     const { text, params } = linkQuery(id);
-    const [row] = isStorableText(id)
-      ? await this.database.query<{ json: string }[]>(text, params)
-      : [];
+    const [row] = isStorableText(id) ? await this.database.query<LinkColumns[]>(text, params) : [];
     if (!row) throw new NotFoundException('No link has this id');
-    return row.json;
+    return linkJson(row);
   }
 
-  private async *listChunks(first: LinksBatchRow): AsyncGenerator<string> {
+  private async *listChunks(first: LinkColumns[]): AsyncGenerator<string> {
     yield '{"data":[';
     let batch = first;
     let total = 0;
     for (;;) {
-      if (batch.rows > 0) yield (total > 0 ? ',' : '') + batch.json;
-      total += batch.rows;
-      if (batch.rows < LINKS_BATCH_SIZE) break;
-      batch = await this.batch({ createdAt: batch.lastCreatedAt!, id: batch.lastId! });
+      if (batch.length > 0) yield (total > 0 ? ',' : '') + batch.map(linkJson).join(',');
+      total += batch.length;
+      if (batch.length < LINKS_BATCH_SIZE) break;
+      const last = batch[batch.length - 1];
+      // The printed timestamp is a JSON string: its text is the position.
+      batch = await this.batch({ createdAt: JSON.parse(last.createdAt) as string, id: last.id });
     }
     yield `],"meta":{"total":${total}}}`;
   }
 
-  private async batch(after?: LinkPosition): Promise<LinksBatchRow> {
+  private async batch(after?: LinkPosition): Promise<LinkColumns[]> {
     const { text, params } = linksBatchQuery(LINKS_BATCH_SIZE, after);
-    const [row] = await this.database.query<LinksBatchRow[]>(text, params);
-    return row;
+    return this.database.query<LinkColumns[]>(text, params);
   }
 }

@@ -1,48 +1,31 @@
-import { isoMicros, json, jsonObject, jsonTimestamp, LIST_ORDER } from '../database/sql-json';
+import { LIST_ORDER } from '../database/sql-json';
 
 export interface LinkPosition {
   createdAt: string;
   id: string;
 }
 
-/** A batch of links as PostgreSQL renders it: comma-separated JSON objects, and where it ends. */
-export interface LinksBatchRow {
-  json: string | null;
-  rows: number;
-  lastCreatedAt: string | null;
-  lastId: string | null;
-}
-
-// CONTRACT §1: exactly these fields, in this order.
-const LINK_JSON = jsonObject({
-  id: json('id'),
-  createdAt: jsonTimestamp('created_at'),
-  updatedAt: jsonTimestamp('updated_at'),
-});
+// Links are rendered in Node (link-json.ts) from the columns as PostgreSQL prints them:
+// formatting timestamps in SQL costs the database more than the whole query otherwise.
+const printed = (column: string) => `to_json(${column} AT TIME ZONE 'UTC')::text`;
+const LINK_COLUMNS = `id, ${printed('created_at')} AS "createdAt", ${printed('updated_at')} AS "updatedAt"`;
 
 export function linkQuery(id: string) {
-  return { text: `SELECT ${LINK_JSON} AS json FROM links WHERE id = $1`, params: [id] };
+  return { text: `SELECT ${LINK_COLUMNS} FROM links WHERE id = $1`, params: [id] };
 }
 
-/** Up to `size` links in list order, after `after` when given. */
+/**
+ * Up to `size` links in list order, after `after` (a UTC timestamp to the microsecond, and an
+ * id) when given.
+ */
 export function linksBatchQuery(size: number, after?: LinkPosition) {
   const params: unknown[] = [size];
   let where = '';
   if (after) {
     params.push(after.createdAt, after.id);
-    where = `WHERE (created_at, id COLLATE "C") > ($2::timestamptz, $3::text COLLATE "C")`;
+    where = `WHERE (created_at, id COLLATE "C") > ($2::timestamp AT TIME ZONE 'UTC', $3::text COLLATE "C")`;
   }
-  // The batch's last row, for the next batch's start, is read from the ordering index alone
-  // (and formatted once, not for every row the OFFSET skips).
-  const batch = `FROM links ${where} ORDER BY ${LIST_ORDER}`;
   const text = `
-    SELECT b.json, b.rows, ${isoMicros('last.created_at')} AS "lastCreatedAt", last.id AS "lastId"
-    FROM (
-      SELECT string_agg(${LINK_JSON}, ',' ORDER BY ${LIST_ORDER}) AS "json", count(*)::int AS "rows"
-      FROM (SELECT id, created_at, updated_at ${batch} LIMIT $1::int) AS rows
-    ) AS b
-    LEFT JOIN LATERAL (
-      SELECT created_at, id ${batch} OFFSET $1::int - 1 LIMIT 1
-    ) AS last ON true`;
+    SELECT ${LINK_COLUMNS} FROM links ${where} ORDER BY ${LIST_ORDER} LIMIT $1::int`;
   return { text, params };
 }
