@@ -50,7 +50,7 @@ export class ClientsController {
     },
   })
   @ApiErrorResponses(400)
-  // The body is JSON text rendered by PostgreSQL (see ClientsService.list).
+  // The body is JSON text rendered by the service (see ClientsService.list).
   @Header('Content-Type', 'application/json; charset=utf-8')
   list(@Query() query: ListClientsQuery): Promise<string> {
     return this.clientsService.list(query);

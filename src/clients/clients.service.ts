@@ -1,9 +1,11 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { CountCache } from '../common/count-cache';
 import { DatabaseReader } from '../database/database-reader';
+import { isoMicros } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { ClientsCursorCodec, CursorPosition } from './clients-cursor';
-import { ClientFilters, countQuery, getQuery, PageRow, pageQuery } from './clients.sql';
+import { ClientColumns, clientJson } from './client-json';
+import { ClientFilters, countQuery, getQuery, pageQuery } from './clients.sql';
 import { ListClientsQuery } from './dto/list-clients.query';
 
 const CURSOR_REASONS = {
@@ -24,7 +26,7 @@ export class ClientsService {
     private readonly cursors: ClientsCursorCodec,
   ) {}
 
-  /** The JSON text of a List Clients response (CONTRACT §2), rendered by PostgreSQL. */
+  /** The JSON text of a List Clients response (CONTRACT §2). */
   async list(query: ListClientsQuery): Promise<string> {
     const { limit, cursor } = query;
     const filters: ClientFilters = {
@@ -53,14 +55,14 @@ export class ClientsService {
     return `{"data":${dataJson},"meta":${JSON.stringify(meta)}}`;
   }
 
-  /** The JSON text of one client, rendered by PostgreSQL. */
+  /** The JSON text of one client. */
   async findOne(id: string): Promise<string> {
     const { text, params } = getQuery(id);
     const [row] = isStorableText(id)
-      ? await this.database.query<{ json: string }[]>(text, params)
+      ? await this.database.query<ClientColumns[]>(text, params)
       : [];
     if (!row) throw new NotFoundException('No client has this id');
-    return row.json;
+    return clientJson(row);
   }
 
   private async page(
@@ -72,11 +74,14 @@ export class ClientsService {
     // A link id with NUL matches nothing (CONTRACT §2), and PostgreSQL would reject the query.
     if (!isStorableText(filters.linkId ?? '')) return { dataJson: '[]', nextCursor: null };
     const { text, params } = pageQuery(filters, limit, from);
-    const [row] = await this.database.query<PageRow[]>(text, params);
-    const next = row.hasMore
-      ? { createdAt: row.lastCreatedAt as string, id: row.lastId as string }
-      : null;
-    return { dataJson: row.dataJson, nextCursor: next && this.cursors.encode(next, filtersKey) };
+    const rows = await this.database.query<ClientColumns[]>(text, params);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const nextCursor =
+      rows.length > limit
+        ? this.cursors.encode({ createdAt: isoMicros(last.createdAt), id: last.id }, filtersKey)
+        : null;
+    return { dataJson: `[${page.map(clientJson).join(',')}]`, nextCursor };
   }
 
   private async count(filters: ClientFilters): Promise<number> {

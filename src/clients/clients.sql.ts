@@ -1,4 +1,5 @@
-import { isoMicros, json, jsonObject, jsonTimestamp, LIST_ORDER } from '../database/sql-json';
+import { printedTimestamp } from '../database/printed-timestamp';
+import { LIST_ORDER } from '../database/list-order';
 import { CursorPosition } from './clients-cursor';
 
 export interface ClientFilters {
@@ -12,23 +13,9 @@ export interface SqlQuery {
   params: unknown[];
 }
 
-/** A page as PostgreSQL renders it: the JSON text of its rows, and where the next one starts. */
-export interface PageRow {
-  dataJson: string;
-  lastCreatedAt: string | null;
-  lastId: string | null;
-  hasMore: boolean;
-}
-
-// CONTRACT §1: exactly these fields, in this order.
-const CLIENT_JSON = jsonObject({
-  id: json('c.id'),
-  linkId: json('c.link_id'),
-  isDeleted: json('c.is_deleted'),
-  status: json('c.status'),
-  createdAt: jsonTimestamp('c.created_at'),
-  updatedAt: jsonTimestamp('c.updated_at'),
-});
+// Rendered as JSON by client-json.ts.
+const CLIENT_COLUMNS = `c.id, c.link_id AS "linkId", c.is_deleted AS "isDeleted", c.status,
+  ${printedTimestamp('c.created_at')} AS "createdAt", ${printedTimestamp('c.updated_at')} AS "updatedAt"`;
 
 /** Collects bind parameters: every value reaches PostgreSQL as a parameter, never as SQL. */
 class Params {
@@ -53,7 +40,7 @@ const where = (conditions: string[]) =>
 
 export function getQuery(id: string): SqlQuery {
   return {
-    text: `SELECT ${CLIENT_JSON} AS json FROM clients AS c WHERE c.id = $1`,
+    text: `SELECT ${CLIENT_COLUMNS} FROM clients AS c WHERE c.id = $1`,
     params: [id],
   };
 }
@@ -67,8 +54,7 @@ export function countQuery(filters: ClientFilters): SqlQuery {
 /**
  * One page: `limit` rows after `offset` rows, or after a cursor position, plus one more row to
  * tell whether another page follows. The page's keys come from an ordering index alone (an
- * index-only scan, however deep the offset); only the page's own rows are then read, and
- * PostgreSQL renders them as JSON.
+ * index-only scan, however deep the offset); only the page's own rows are then read.
  */
 export function pageQuery(
   filters: ClientFilters,
@@ -85,19 +71,12 @@ export function pageQuery(
   const offset = 'offset' in from ? params.bind(from.offset, 'bigint') : '0';
   const size = params.bind(limit, 'int');
   const text = `
-    WITH page_keys AS (
-      SELECT id, created_at, row_number() OVER (ORDER BY ${LIST_ORDER}) AS n
-      FROM (
-        SELECT id, created_at FROM clients ${where(conditions)}
-        ORDER BY ${LIST_ORDER} OFFSET ${offset} LIMIT ${size} + 1
-      ) AS keys
-    )
-    SELECT
-      '[' || coalesce(string_agg(${CLIENT_JSON}, ',' ORDER BY k.n) FILTER (WHERE k.n <= ${size}), '') || ']'
-        AS "dataJson",
-      max(${isoMicros('k.created_at')}) FILTER (WHERE k.n = ${size}) AS "lastCreatedAt",
-      max(k.id COLLATE "C") FILTER (WHERE k.n = ${size}) AS "lastId",
-      count(*) > ${size} AS "hasMore"
-    FROM page_keys AS k JOIN clients AS c ON c.id = k.id`;
+    SELECT ${CLIENT_COLUMNS}
+    FROM (
+      SELECT id, created_at FROM clients ${where(conditions)}
+      ORDER BY ${LIST_ORDER} OFFSET ${offset} LIMIT ${size} + 1
+    ) AS k
+    JOIN clients AS c ON c.id = k.id
+    ORDER BY k.created_at, k.id COLLATE "C"`;
   return { text, params: params.values };
 }

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { DatabaseReader } from '../database/database-reader';
+import { isoMicros } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { LinkColumns, linkJson } from './link-json';
 import { LinkPosition, linkQuery, linksBatchQuery } from './links.sql';
@@ -40,8 +41,7 @@ export class LinksService {
       total += batch.length;
       if (batch.length < LINKS_BATCH_SIZE) break;
       const last = batch[batch.length - 1];
-      // The printed timestamp is a JSON string: its text is the position.
-      batch = await this.batch({ createdAt: JSON.parse(last.createdAt) as string, id: last.id });
+      batch = await this.batch({ createdAt: isoMicros(last.createdAt), id: last.id });
     }
     yield `],"meta":{"total":${total}}}`;
   }

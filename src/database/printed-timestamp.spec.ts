@@ -1,0 +1,21 @@
+import { isoMicros, isoMillis } from './printed-timestamp';
+
+describe('printed timestamps', () => {
+  it.each([
+    ['"2026-01-02T03:04:05.123456"', '2026-01-02T03:04:05.123Z', '2026-01-02T03:04:05.123456Z'],
+    ['"2026-01-02T03:04:05.1239"', '2026-01-02T03:04:05.123Z', '2026-01-02T03:04:05.123900Z'],
+    ['"2026-01-02T03:04:05.12"', '2026-01-02T03:04:05.120Z', '2026-01-02T03:04:05.120000Z'],
+    ['"2026-01-02T03:04:05.000001"', '2026-01-02T03:04:05.000Z', '2026-01-02T03:04:05.000001Z'],
+    ['"2026-01-02T03:04:05"', '2026-01-02T03:04:05.000Z', '2026-01-02T03:04:05.000000Z'],
+    ['"0099-12-31T23:59:59.999"', '0099-12-31T23:59:59.999Z', '0099-12-31T23:59:59.999000Z'],
+  ])('%s: %s, and %s at full precision', (printed, millis, micros) => {
+    expect(isoMillis(printed)).toBe(millis);
+    expect(new Date(millis).toISOString()).toBe(millis);
+    expect(isoMicros(printed)).toBe(micros);
+  });
+
+  it('passes on what has no RFC 3339 form', () => {
+    expect(isoMillis('"infinity"')).toBe('infinity');
+    expect(isoMillis('"10000-01-01T00:00:00"')).toBe('10000-01-01T00:00:00');
+  });
+});
