@@ -12,6 +12,7 @@ import {
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { overheadByLayer } from './layers.mjs';
 import { build, createDatabase, freePort, root, runSql, startServer } from './support.mjs';
 
@@ -52,6 +53,28 @@ async function loadData(url) {
     `VACUUM ANALYZE`,
   );
   return (Date.now() - started) / 1000;
+}
+
+/**
+ * Waits until no query runs in the database: a scenario's slowest queries (the reference's
+ * deep OFFSETs take seconds) outlive its load run and would weigh on the next one.
+ */
+async function databaseIdle(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const started = Date.now(); Date.now() - started < 60_000;) {
+      const { rows } = await client.query(
+        `SELECT count(*)::int AS active FROM pg_stat_activity
+         WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`,
+      );
+      if (rows[0].active === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } finally {
+    await client.end();
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1000));
 }
 
 /** Samples a process's resident memory (MB) while `work` runs; returns the peak. */
@@ -148,11 +171,10 @@ async function main() {
       ([name]) => !settings.only || settings.only.includes(name.split(' ')[0]),
     );
     for (const [name, ourPaths, referencePaths = ourPaths] of chosen) {
-      // A scenario's slowest queries outlive its load run; let them drain before the next one.
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await databaseIdle(database.url);
       log(`${name}: ours`);
       const mine = await peakRss(ours.child.pid, () => load(ourPort, ourPaths));
-      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await databaseIdle(database.url);
       log(`${name}: reference`);
       const theirs = await load(referencePort, referencePaths);
       rows.push({ name, ours: mine.result, peakRss: mine.peak, reference: theirs });
