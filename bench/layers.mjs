@@ -50,6 +50,7 @@ export function overheadByLayer(profileFile, requests) {
   const serving = profile.samples.map((id) => servesHttp(id));
   const first = serving.indexOf(true);
   const last = serving.lastIndexOf(true);
+  if (first === -1) throw new Error(`${profileFile}: no request was served while profiling`);
   const totals = new Map([...LAYERS.map(([name]) => [name, 0]), [GC, 0]]);
   for (let index = first; index <= last; index++) {
     const layer = classify(profile.samples[index]);

@@ -170,6 +170,11 @@ async function main() {
     const chosen = scenarios.filter(
       ([name]) => !settings.only || settings.only.includes(name.split(' ')[0]),
     );
+    const unknown = settings.only?.filter(
+      (id) => !scenarios.some(([name]) => name.startsWith(`${id} `)),
+    );
+    if (unknown?.length)
+      throw new Error(`Unknown scenarios in BENCH_SCENARIOS: ${unknown.join(', ')}`);
     for (const [name, ourPaths, referencePaths = ourPaths] of chosen) {
       await databaseIdle(database.url);
       log(`${name}: ours`);
@@ -180,8 +185,11 @@ async function main() {
       rows.push({ name, ours: mine.result, peakRss: mine.peak, reference: theirs });
     }
 
-    log('per-request overhead by layer: S1 under a CPU profile');
-    const overhead = await profileLayers(env, scenarios[0][1]);
+    let overhead;
+    if (chosen.includes(scenarios[0])) {
+      log('per-request overhead by layer: S1 under a CPU profile');
+      overhead = await profileLayers(env, scenarios[0][1]);
+    }
 
     let linksMemory = [];
     if (settings.memoryLinks > settings.links && !settings.only) {
@@ -262,20 +270,24 @@ function renderReport({ rows, overhead, linksMemory, loadSeconds, startupMs }) {
     ),
     '',
     'S5c: the reference has no cursors, so its figure is the same depth by page number.',
-    '',
-    '## Per-request overhead by layer (S1, CPU profile of our server)',
-    '',
-    'Main-thread time per request, each profile sample charged to the first layer on its stack',
-    '(bench/layers.mjs); sampled wall time, so a socket write that waits counts where it is made.',
-    '',
-    '| layer | µs per request | share |',
-    '|---|---:|---:|',
-    ...overhead.rows.map(
-      ({ layer, usPerRequest }) =>
-        `| ${layer} | ${fmt(usPerRequest)} | ${fmt((100 * usPerRequest) / overhead.totalUs)} % |`,
-    ),
-    `| all | ${fmt(overhead.totalUs)} | 100 % |`,
   ];
+  if (overhead) {
+    lines.push(
+      '',
+      '## Per-request overhead by layer (S1, CPU profile of our server)',
+      '',
+      'Main-thread time per request, each profile sample charged to the first layer on its stack',
+      '(bench/layers.mjs); sampled wall time, so a socket write that waits counts where it is made.',
+      '',
+      '| layer | µs per request | share |',
+      '|---|---:|---:|',
+      ...overhead.rows.map(
+        ({ layer, usPerRequest }) =>
+          `| ${layer} | ${fmt(usPerRequest)} | ${fmt((100 * usPerRequest) / overhead.totalUs)} % |`,
+      ),
+      `| all | ${fmt(overhead.totalUs)} | 100 % |`,
+    );
+  }
   if (linksMemory.length > 0) {
     lines.push(
       '',

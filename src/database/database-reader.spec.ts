@@ -10,10 +10,14 @@ interface Sent {
 }
 
 /** A data source whose pools answer after `ms`, recording what was sent and released. */
-function readerAnsweringIn(ms: number, mode: 'master' | 'slave' = 'slave') {
+function readerAnsweringIn(ms: number, mode: 'master' | 'slave' = 'slave', connectMs = 0) {
   const sent: Sent[] = [];
   const released: unknown[] = [];
-  const connect = (pool: string) => async () => [
+  const connect = (pool: string) => async () => {
+    await new Promise((resolve) => setTimeout(resolve, connectMs));
+    return connection(pool);
+  };
+  const connection = (pool: string) => [
     {
       on: () => undefined,
       removeListener: () => undefined,
@@ -22,6 +26,8 @@ function readerAnsweringIn(ms: number, mode: 'master' | 'slave' = 'slave') {
           setTimeout(() => {
             sent.push({ pool, name: query.name, text: query.text });
             if (query.text === 'broken') reject(new Error('broken'));
+            else if (query.text === 'refused')
+              reject(Object.assign(new Error('refused'), { code: '57014' }));
             else resolve({ rows: [{ pool }] });
           }, ms),
         ),
@@ -65,6 +71,20 @@ describe('DatabaseReader', () => {
     const { reader, released } = readerAnsweringIn(1);
     await expect(reader.query('broken', [])).rejects.toThrow('broken');
     expect(released).toEqual([new Error('broken')]);
+  });
+
+  it('keeps the connection of a statement the server refused or cancelled', async () => {
+    const { reader, released } = readerAnsweringIn(1);
+    await expect(reader.query('refused', [])).rejects.toThrow('refused');
+    expect(released).toEqual(['ok']);
+  });
+
+  it('does not run a query whose caller was given up on before it got a connection', async () => {
+    const { reader, sent, released } = readerAnsweringIn(1, 'slave', 100);
+    await expect(reader.query('SELECT 1', [])).rejects.toBeInstanceOf(ServiceUnavailableException);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(sent).toEqual([]);
+    expect(released).toEqual(['ok']);
   });
 
   it('answers 503 once DATABASE_TIMEOUT_MS has passed, and still releases the connection later', async () => {

@@ -6,6 +6,13 @@ import { Env } from '../config/env';
 
 const MAX_PREPARED_STATEMENTS = 200;
 
+/** No SQLSTATE from the server (a socket or client timeout), or a connection-class one. */
+function isConnectionFailure(error: unknown): boolean {
+  if (error === undefined) return false;
+  const code = (error as { code?: unknown }).code;
+  return typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || /^(08|57P)/.test(code);
+}
+
 /**
  * How the API reads: read-only queries where reads belong — a read replica when
  * DATABASE_REPLICA_URLS configures some (TypeORM sends raw queries to the primary unless
@@ -28,24 +35,32 @@ export class DatabaseReader {
   /**
    * CONTRACT §5: the wait for a pooled connection and the query together never exceed
    * DATABASE_TIMEOUT_MS, whatever the pool's queue; past it the caller gets a 503. A query
-   * given up on still releases its connection, and statement_timeout cuts it in the database.
+   * given up on before it got a connection is not run; one already running still releases its
+   * connection, and statement_timeout cuts it in the database.
    */
   query<T>(text: string, params: unknown[]): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
+    let expired = false;
     const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(
-        () => reject(new ServiceUnavailableException('The database is unavailable; retry later')),
-        this.deadlineMs,
-      );
+      timer = setTimeout(() => {
+        expired = true;
+        reject(new ServiceUnavailableException('The database is unavailable; retry later'));
+      }, this.deadlineMs);
     });
-    return Promise.race([this.run<T>(text, params), deadline]).finally(() => clearTimeout(timer));
+    const read = this.run<T>(text, params, () => expired);
+    return Promise.race([read, deadline]).finally(() => clearTimeout(timer));
   }
 
-  private async run<T>(text: string, params: unknown[]): Promise<T> {
+  private async run<T>(text: string, params: unknown[], givenUp: () => boolean): Promise<T> {
     const [connection, release] = await (this.dataSource.defaultReplicationModeForReads() ===
     'slave'
       ? this.driver.obtainSlaveConnection()
       : this.driver.obtainMasterConnection());
+    if (givenUp()) {
+      // Its caller already has the 503: the connection goes to a live request instead.
+      release();
+      throw new ServiceUnavailableException('The database is unavailable; retry later');
+    }
     // A connection that breaks while checked out emits 'error' (fatal when unheard); its query
     // fails too, and that failure is what this read reports.
     const ignore = () => undefined;
@@ -63,8 +78,9 @@ export class DatabaseReader {
       throw error;
     } finally {
       connection.removeListener('error', ignore);
-      // Given the failure, the pool drops the connection rather than reuse a broken one.
-      release(failure);
+      // Given an error, the pool drops the connection: only when the connection itself may be
+      // broken, not for a statement the server refused or cancelled.
+      release(isConnectionFailure(failure) ? failure : undefined);
     }
   }
 

@@ -16,8 +16,8 @@ export class LinksService {
 
   /**
    * The List Links response (CONTRACT §2) as a stream of JSON text, read in keyset batches and
-   * rendered without a Date or an object per link (link-json.ts). The first batch is read before anything is sent, so a database outage is
-   * still a clean 503; `total` counts the rows actually sent.
+   * rendered without a Date per value (link-json.ts). The first batch is read before anything
+   * is sent, so a database outage is still a clean 503; `total` counts the rows actually sent.
    */
   async list(): Promise<Readable> {
     const first = await this.batch();
