@@ -18,6 +18,21 @@ export class ApiKeyVerifier implements OnApplicationBootstrap {
     private readonly lastUsed: LastUsedRecorder,
   ) {}
 
+  private readonly verified = new WeakMap<object, Promise<ApiCaller | false>>();
+
+  /**
+   * verify() once per request: the rate limit (which budget) and authentication (allowed or
+   * not) both need the answer, for the key in that request's Authorization header.
+   */
+  verifyRequest(request: object, key: string): Promise<ApiCaller | false> {
+    let answer = this.verified.get(request);
+    if (!answer) {
+      answer = this.verify(key);
+      this.verified.set(request, answer);
+    }
+    return answer;
+  }
+
   async verify(key: string): Promise<ApiCaller | false> {
     const index = this.environmentKeys.indexOf(key);
     if (index !== -1) return { authenticatedBy: 'api-key', keyId: `env-${index + 1}` };

@@ -6,6 +6,12 @@ import { ApiCaller } from './api-key-verifier';
 import { bearerKeyOf } from './bearer-key';
 import { IS_PUBLIC } from './public.decorator';
 
+/** What the bearer strategy is shown of a request. */
+export interface BearerOnlyRequest {
+  headers: { authorization?: string };
+  request: Request;
+}
+
 /** The global guard: every route needs a valid API key unless marked @Public(). */
 @Injectable()
 export class ApiKeyGuard extends AuthGuard('bearer') {
@@ -20,10 +26,11 @@ export class ApiKeyGuard extends AuthGuard('bearer') {
   }
 
   // passport-http-bearer also reads `access_token` from the query string and the body; the
-  // contract accepts the header only, so the strategy is shown nothing else.
-  override getRequest(context: ExecutionContext) {
-    const { authorization } = context.switchToHttp().getRequest<Request>().headers;
-    return { headers: { authorization } };
+  // contract accepts the header only, so the strategy is shown nothing else — and the request
+  // itself only as the key of its verification (ApiKeyVerifier.verifyRequest).
+  override getRequest(context: ExecutionContext): BearerOnlyRequest {
+    const request = context.switchToHttp().getRequest<Request>();
+    return { headers: { authorization: request.headers.authorization }, request };
   }
 
   override handleRequest<TUser>(

@@ -46,7 +46,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   protected override async handleRequest(props: ThrottlerRequest): Promise<boolean> {
     const request = props.context.switchToHttp().getRequest<Request>();
     const key = bearerKeyOf(request);
-    const caller = key === undefined ? false : await this.verifier.verify(key);
+    const caller = key === undefined ? false : await this.verifier.verifyRequest(request, key);
     // An IPv6 client is tracked by its /64, which one machine usually holds whole.
     const tracker = caller
       ? `key:${caller.keyId}`
