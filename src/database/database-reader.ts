@@ -6,6 +6,9 @@ import { Env } from '../config/env';
 
 const MAX_PREPARED_STATEMENTS = 200;
 
+const unavailable = () =>
+  new ServiceUnavailableException('The database is unavailable; retry later');
+
 /** No SQLSTATE from the server (a socket or client timeout), or a connection-class one. */
 function isConnectionFailure(error: unknown): boolean {
   if (error === undefined) return false;
@@ -44,7 +47,7 @@ export class DatabaseReader {
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
         expired = true;
-        reject(new ServiceUnavailableException('The database is unavailable; retry later'));
+        reject(unavailable());
       }, this.deadlineMs);
     });
     const read = this.run<T>(text, params, () => expired);
@@ -59,7 +62,7 @@ export class DatabaseReader {
     if (givenUp()) {
       // Its caller already has the 503: the connection goes to a live request instead.
       release();
-      throw new ServiceUnavailableException('The database is unavailable; retry later');
+      throw unavailable();
     }
     // A connection that breaks while checked out emits 'error' (fatal when unheard); its query
     // fails too, and that failure is what this read reports.
