@@ -1,10 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-
-/** Where a cursor continues from: the last row of a page, at full (microsecond) precision. */
-export interface CursorPosition {
-  createdAt: string;
-  id: string;
-}
+import { ListPosition } from '../database/list-order';
 
 export type CursorError = 'malformed' | 'other-filters';
 
@@ -24,14 +19,14 @@ const digestOf = (filtersKey: string) =>
 export class ClientsCursorCodec {
   constructor(private readonly secret: Buffer) {}
 
-  encode(position: CursorPosition, filtersKey: string): string {
+  encode(position: ListPosition, filtersKey: string): string {
     const payload = base64url(
       JSON.stringify([position.createdAt, position.id, digestOf(filtersKey)]),
     );
     return `${payload}.${this.mac(payload)}`;
   }
 
-  decode(cursor: string, filtersKey: string): CursorPosition | CursorError {
+  decode(cursor: string, filtersKey: string): ListPosition | CursorError {
     const [payload, mac, ...rest] = cursor.split('.');
     if (rest.length > 0 || !payload || !mac) return 'malformed';
     // Compared as text: base64 decoding ignores trailing bits, so two strings can decode alike.

@@ -1,9 +1,10 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { CountCache } from '../common/count-cache';
 import { DatabaseReader } from '../database/database-reader';
+import { ListPosition } from '../database/list-order';
 import { isoMicros } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
-import { ClientsCursorCodec, CursorPosition } from './clients-cursor';
+import { ClientsCursorCodec } from './clients-cursor';
 import { ClientColumns, clientJson } from './client-json';
 import { ClientFilters, countQuery, getQuery, pageQuery } from './clients.sql';
 import { ListClientsQuery } from './dto/list-clients.query';
@@ -69,7 +70,7 @@ export class ClientsService {
     filters: ClientFilters,
     filtersKey: string,
     limit: number,
-    from: { offset: number } | { after: CursorPosition },
+    from: { offset: number } | { after: ListPosition },
   ): Promise<Page> {
     // A link id with NUL matches nothing (CONTRACT §2), and PostgreSQL would reject the query.
     if (!isStorableText(filters.linkId ?? '')) return { dataJson: '[]', nextCursor: null };

@@ -1,6 +1,5 @@
 import { printedTimestamp } from '../database/printed-timestamp';
-import { LIST_ORDER } from '../database/list-order';
-import { CursorPosition } from './clients-cursor';
+import { afterPosition, LIST_ORDER, ListPosition } from '../database/list-order';
 
 export interface ClientFilters {
   linkId?: string;
@@ -59,14 +58,14 @@ export function countQuery(filters: ClientFilters): SqlQuery {
 export function pageQuery(
   filters: ClientFilters,
   limit: number,
-  from: { offset: number } | { after: CursorPosition },
+  from: { offset: number } | { after: ListPosition },
 ): SqlQuery {
   const params = new Params();
   const conditions = filterConditions(filters, params);
   if ('after' in from) {
     const createdAt = params.bind(from.after.createdAt, 'timestamptz');
     const id = params.bind(from.after.id, 'text');
-    conditions.push(`(created_at, id COLLATE "C") > (${createdAt}, ${id} COLLATE "C")`);
+    conditions.push(afterPosition(createdAt, id));
   }
   const offset = 'offset' in from ? params.bind(from.offset, 'bigint') : '0';
   const size = params.bind(limit, 'int');

@@ -1,3 +1,13 @@
 // CONTRACT §2 order: createdAt, then id in byte order whatever the database locale. The list
 // indexes are built on exactly these expressions.
 export const LIST_ORDER = 'created_at, id COLLATE "C"';
+
+/** Where a walk in list order continues: a row's createdAt, to the microsecond, and its id. */
+export interface ListPosition {
+  createdAt: string;
+  id: string;
+}
+
+/** The rows after a position in list order, given its createdAt and id as SQL (parameters). */
+export const afterPosition = (createdAt: string, id: string) =>
+  `(${LIST_ORDER}) > (${createdAt}, ${id} COLLATE "C")`;

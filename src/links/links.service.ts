@@ -4,7 +4,8 @@ import { DatabaseReader } from '../database/database-reader';
 import { isoMicros } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { LinkColumns, linkJson } from './link-json';
-import { LinkPosition, linkQuery, linksBatchQuery } from './links.sql';
+import { ListPosition } from '../database/list-order';
+import { linkQuery, linksBatchQuery } from './links.sql';
 
 // Rows per query while streaming the list: each query costs about 0.1 ms beyond its rows, and
 // a batch is ~100 KB of JSON in memory per request in flight (issue 5: memory stays flat).
@@ -46,7 +47,7 @@ export class LinksService {
     yield `],"meta":{"total":${total}}}`;
   }
 
-  private async batch(after?: LinkPosition): Promise<LinkColumns[]> {
+  private async batch(after?: ListPosition): Promise<LinkColumns[]> {
     const { text, params } = linksBatchQuery(LINKS_BATCH_SIZE, after);
     return this.database.query<LinkColumns[]>(text, params);
   }

@@ -1,10 +1,5 @@
 import { printedTimestamp } from '../database/printed-timestamp';
-import { LIST_ORDER } from '../database/list-order';
-
-export interface LinkPosition {
-  createdAt: string;
-  id: string;
-}
+import { afterPosition, LIST_ORDER, ListPosition } from '../database/list-order';
 
 // Rendered as JSON by link-json.ts.
 const LINK_COLUMNS = `id, ${printedTimestamp('created_at')} AS "createdAt",
@@ -15,12 +10,12 @@ export function linkQuery(id: string) {
 }
 
 /** Up to `size` links in list order, after `after` when given. */
-export function linksBatchQuery(size: number, after?: LinkPosition) {
+export function linksBatchQuery(size: number, after?: ListPosition) {
   const params: unknown[] = [size];
   let where = '';
   if (after) {
     params.push(after.createdAt, after.id);
-    where = `WHERE (created_at, id COLLATE "C") > ($2::timestamptz, $3::text COLLATE "C")`;
+    where = `WHERE ${afterPosition('$2::timestamptz', '$3::text')}`;
   }
   const text = `
     SELECT ${LINK_COLUMNS} FROM links ${where} ORDER BY ${LIST_ORDER} LIMIT $1::int`;
