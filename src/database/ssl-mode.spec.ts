@@ -13,6 +13,11 @@ describe('withLibpqSslMode', () => {
     );
   });
 
+  it('reads the parameters of a URL with an empty host (a Unix socket in `host`)', () => {
+    const socket = 'postgres://u@/db?host=/run/postgresql&sslmode=disable';
+    expect(withLibpqSslMode(socket, 'DATABASE_URL')).toBe(`${socket}&uselibpqcompat=true`);
+  });
+
   it.each([
     ['prefer', 'DATABASE_URL: sslmode must be one of disable, require, verify-ca, verify-full'],
     ['allow', 'DATABASE_URL: sslmode must be one of disable, require, verify-ca, verify-full'],

@@ -10,12 +10,9 @@ const MODES = ['disable', 'require', 'verify-ca', 'verify-full'];
  * `prefer` and `allow` are refused: pg cannot fall back to a plain connection as libpq does.
  */
 export function withLibpqSslMode(url: string, variable: string): string {
-  let params: URLSearchParams;
-  try {
-    params = new URL(url).searchParams;
-  } catch {
-    throw new Error(`${variable} is not a valid URL`);
-  }
+  // The query string alone: pg also takes URLs WHATWG refuses (`postgres://u@/db?host=/run/pg`).
+  const query = url.includes('?') ? url.slice(url.indexOf('?') + 1).split('#')[0] : '';
+  const params = new URLSearchParams(query);
   const mode = params.get('sslmode');
   if (mode === null) return url;
   if (!MODES.includes(mode))
