@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,8 @@ import { compileApp, onTestServer, run, startCompiledApi } from '../support/comp
 // outside the project (issue 4, item 5): a production-only install, the compiled dist/, the
 // migration CLI and `node dist/main.js` must work with nothing else around them.
 describe('Container runtime stage, reproduced', () => {
+  // The production start refuses keys under 32 characters.
+  const key = randomBytes(24).toString('base64url');
   const dockerfile = readFileSync('Dockerfile', 'utf8');
   const runtimeStage = dockerfile.slice(dockerfile.search(/^FROM \S+ AS runtime$/m));
   const appDir = mkdtempSync(join(tmpdir(), 'links-clients-runtime-'));
@@ -57,7 +60,7 @@ describe('Container runtime stage, reproduced', () => {
     const appEnv = {
       ...env,
       DATABASE_URL: databaseUrl.toString(),
-      API_KEYS: 'runtime-key',
+      API_KEYS: key,
       PORT: '0',
       SHUTDOWN_DRAIN_DELAY_MS: '0',
     };
@@ -77,7 +80,7 @@ describe('Container runtime stage, reproduced', () => {
     const api = await startCompiledApi('dist/main.js', appEnv, appDir);
     try {
       const res = await fetch(`${api.url}/api/data/links`, {
-        headers: { Authorization: 'Bearer runtime-key' },
+        headers: { Authorization: `Bearer ${key}` },
       });
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ data: [], meta: { total: 0 } });
