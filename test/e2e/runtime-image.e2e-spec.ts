@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import semver from 'semver';
 import { compileApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
 
 // No Docker engine runs here, so this replays the Dockerfile's runtime stage in a directory
@@ -30,7 +31,7 @@ describe('Container runtime stage, reproduced', () => {
   it('the Dockerfile runtime stage has the steps replayed below', () => {
     const steps = runtimeStage.split('\n').filter((line) => /^[A-Z]+ /.test(line));
     expect(steps).toEqual([
-      expect.stringMatching(/^FROM node:\d+-\S+ AS runtime$/),
+      expect.stringMatching(/^FROM node:[\d.]+-\S+ AS runtime$/),
       'ENV NODE_ENV=production',
       'WORKDIR /app',
       'COPY package.json package-lock.json ./',
@@ -40,6 +41,29 @@ describe('Container runtime stage, reproduced', () => {
       'EXPOSE 3000',
       'CMD ["node", "dist/main.js"]',
     ]);
+  });
+
+  it('runs the exact Node version CI tests on, one that package.json engines allows', () => {
+    const ciVersion = /^NODE24_VERSION=(\S+)$/m.exec(readFileSync('.ci/run', 'utf8'))?.[1];
+    const imageVersions = [...dockerfile.matchAll(/^FROM node:([\d.]+)-/gm)].map(([, v]) => v);
+    expect(imageVersions).toEqual([ciVersion, ciVersion]);
+    const { engines } = JSON.parse(readFileSync('package.json', 'utf8'));
+    expect(semver.satisfies(ciVersion as string, engines.node)).toBe(true);
+    // The lowest version of each line the range allows satisfies every dependency's `engines`
+    // (else npm ci warns EBADENGINE there).
+    const lowest = new semver.Range(engines.node).set.map(([lower]) => lower.semver.version);
+    expect(lowest).toEqual(['22.22.3', '24.15.0', '26.0.0']);
+    const lock = JSON.parse(readFileSync('package-lock.json', 'utf8'));
+    const narrower = Object.entries(
+      lock.packages as Record<string, { engines?: { node?: string } }>,
+    )
+      .filter(([, entry]) => typeof entry.engines?.node === 'string')
+      .flatMap(([path, entry]) =>
+        lowest
+          .filter((version) => !semver.satisfies(version, entry.engines?.node as string))
+          .map((version) => `${path} ${entry.engines?.node} excludes ${version}`),
+      );
+    expect(narrower).toEqual([]);
   });
 
   it('installs production dependencies only, migrates, serves, and stops on SIGTERM', async () => {
