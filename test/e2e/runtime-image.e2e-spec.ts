@@ -26,7 +26,8 @@ describe('Container runtime stage, reproduced', () => {
   afterAll(async () => {
     rmSync(appDir, { recursive: true, force: true });
     await onTestServer(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
-  });
+    // Removing a whole installed node_modules takes a while on a busy machine.
+  }, 120000);
 
   it('the Dockerfile runtime stage has the steps replayed below', () => {
     const steps = runtimeStage.split('\n').filter((line) => /^[A-Z]+ /.test(line));
