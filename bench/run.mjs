@@ -1,6 +1,7 @@
 // `npm run bench`: measures the production server against a naive reference server
 // (bench/reference-server.mjs) on the same data, in one run, and writes bench/results/.
 // Measurements only: nothing here passes or fails on timing.
+import { randomBytes } from 'node:crypto';
 import {
   copyFileSync,
   mkdtempSync,
@@ -25,7 +26,8 @@ const settings = {
   // e.g. BENCH_SCENARIOS=S1,S6 runs only those (and skips the memory check); for profiling.
   only: process.env.BENCH_SCENARIOS?.split(','),
 };
-const API_KEY = 'bench-key';
+// The production start refuses keys under 32 characters.
+const API_KEY = randomBytes(24).toString('base64url');
 const log = (message) => console.log(`[bench] ${message}`);
 
 // 10K links over two years; 1M clients, a fifth of them on five hot links; ~60 % connected,

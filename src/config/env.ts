@@ -17,13 +17,14 @@ const parseInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
 
 // Comma-separated lists (CONTRACT §4: API keys, so they can be rotated); blanks are ignored.
+export const splitList = (value: string): string[] =>
+  value
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key !== '');
+
 const parseKeyList = ({ value }: { value: unknown }) =>
-  typeof value === 'string'
-    ? value
-        .split(',')
-        .map((key) => key.trim())
-        .filter((key) => key !== '')
-    : value;
+  typeof value === 'string' ? splitList(value) : value;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
