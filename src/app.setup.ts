@@ -8,6 +8,7 @@ import { Logger } from 'nestjs-pino';
 import { parseQuery } from './common/parse-query';
 import { requestIdMiddleware } from './common/request-id.middleware';
 import { requestSizeMiddleware } from './common/request-size.middleware';
+import { undecodablePathMiddleware } from './common/undecodable-path.middleware';
 import { Env } from './config/env';
 import { ShutdownState } from './health/shutdown-state';
 import { HttpMetrics } from './metrics/http-metrics';
@@ -28,6 +29,7 @@ export function configureApp(app: NestExpressApplication): void {
   app.use(requestIdMiddleware);
   app.use(helmet());
   app.use(requestSizeMiddleware);
+  app.use(undecodablePathMiddleware);
   const origins = config.get('CORS_ORIGINS', { infer: true });
   // CORS is off unless CORS_ORIGINS lists the browser origins allowed to call the API.
   if (origins) {
