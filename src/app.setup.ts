@@ -26,6 +26,7 @@ export function configureApp(app: NestExpressApplication): void {
   // Hashing every body for a weak ETag costs CPU on each response; no consumer revalidates.
   app.set('etag', false);
   app.set('query parser', parseQuery);
+  app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
   app.use(requestIdMiddleware);
   app.use(helmet());
   app.use(requestSizeMiddleware);
