@@ -8,7 +8,7 @@ import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { RATE_LIMIT_STORAGE } from './rate-limit.guard';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 
-/** Limits of issue 3: one window, in memory, or in Redis when REDIS_URL is set (memory while it is down). */
+/** Rate limits: one window, counted in memory, or in Redis when REDIS_URL is set (in memory while it is down). */
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({

@@ -20,7 +20,7 @@ const CONNECT_TIMEOUT_MS = 2000;
 const RETRY_AFTER_FAILURE_MS = 1000;
 
 /**
- * Rate-limit counters in Redis, so every replica draws on one budget per key (issue 3).
+ * Rate-limit counters in Redis, so every replica draws on one budget per key.
  * While Redis cannot answer, each process counts on its own (the memory store), so limits
  * stay on, per replica; the switch is logged once each way and reported through `onChange`
  * (the rate_limit_redis_available gauge). ioredis reconnects by itself; counting returns to

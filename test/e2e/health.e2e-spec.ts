@@ -9,7 +9,7 @@ import { TcpProxy } from '../support/tcp-proxy';
 const HEALTH_TIMEOUT_MS = 500;
 const databaseUp = { status: 'up', responseTime: expect.any(Number) };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-// What a probe's body must never carry (CONTRACT §3): addresses, users, driver messages.
+// What a probe's body must never carry (docs/operations.md): addresses, users, driver messages.
 const INTERNALS =
   /127\.0\.0\.1|localhost|postgres|ECONN|ENOTFOUND|\.invalid|secret|role|password|timeout/i;
 
@@ -23,7 +23,7 @@ interface PgPool {
   query(sql: string): Promise<unknown>;
 }
 
-// Issue 4, item 1. The app reaches its database through a proxy the test can cut.
+// The app reaches its database through a proxy the test can cut.
 describe('Health probes', () => {
   const directUrl = new URL(process.env.DATABASE_URL as string);
   const proxy = new TcpProxy(directUrl.hostname, Number(directUrl.port || 5432));
