@@ -1,18 +1,49 @@
 import { Logger } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { AddressInfo, createServer } from 'node:net';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { createTestApp, TestApp } from '../support/create-app';
 import { TcpProxy } from '../support/tcp-proxy';
 
 const PER_KEY = 3;
-const REDIS = { host: '127.0.0.1', port: 6379 };
+const prefix = 'test:';
 
-// The app reaches the machine's Redis through a proxy the test cuts and restores.
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  return port;
+}
+
+/** A Redis of the test's own (no other suite can touch its keys), ready to accept connections. */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+  ]);
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) resolve();
+    });
+    child.once('exit', () => reject(new Error(`redis-server exited: ${output}`)));
+  });
+  return child;
+}
+
+// The app reaches the test's Redis through a proxy the test cuts and restores.
 describe('Rate limits when Redis goes away and comes back', () => {
-  const proxy = new TcpProxy(REDIS.host, REDIS.port);
-  const prefix = `test-${randomBytes(6).toString('hex')}:`;
-  const redis = new Redis(REDIS.port, REDIS.host);
+  let server: ChildProcess;
+  let proxy: TcpProxy;
+  let redis: Redis;
   let t: TestApp;
   let warn: jest.SpyInstance;
   let log: jest.SpyInstance;
@@ -33,6 +64,10 @@ describe('Rate limits when Redis goes away and comes back', () => {
   beforeAll(async () => {
     warn = jest.spyOn(Logger.prototype, 'warn');
     log = jest.spyOn(Logger.prototype, 'log');
+    const port = await freePort();
+    server = await startRedis(port);
+    redis = new Redis(port, '127.0.0.1');
+    proxy = new TcpProxy('127.0.0.1', port);
     await proxy.up();
     t = await createTestApp({
       env: {
@@ -42,13 +77,12 @@ describe('Rate limits when Redis goes away and comes back', () => {
         RATE_LIMIT_WINDOW_MS: '60000',
       },
     });
-  });
+  }, 60_000);
   afterAll(async () => {
-    await t.close();
-    await proxy.down();
-    const keys = await storedKeys();
-    if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
+    await t?.close();
+    await proxy?.down();
+    redis?.disconnect();
+    server?.kill();
     jest.restoreAllMocks();
   });
 
@@ -68,7 +102,7 @@ describe('Rate limits when Redis goes away and comes back', () => {
   });
 
   it('returns to Redis once it is back, saying so once', async () => {
-    await redis.del(...(await storedKeys()));
+    await redis.flushall();
     await proxy.up();
     const deadline = Date.now() + 10_000;
     while ((await gauge()) !== '1' && Date.now() < deadline) {
