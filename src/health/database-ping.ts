@@ -32,6 +32,8 @@ export class DatabasePing {
       connectionTimeoutMillis: timeoutMs,
       query_timeout: timeoutMs,
       statement_timeout: timeoutMs,
+      // Kept open between probes: a probe should not pay for a new connection each time.
+      idleTimeoutMillis: 0,
       allowExitOnIdle: true,
     });
     // A dropped idle connection is replaced by the next ping.

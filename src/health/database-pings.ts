@@ -1,4 +1,4 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PoolConfig } from 'pg';
 import { DataSource } from 'typeorm';
@@ -7,7 +7,7 @@ import { DatabasePing } from './database-ping';
 
 /** One DatabasePing per database the requests use: the primary, then each replica. */
 @Injectable()
-export class DatabasePings implements OnApplicationShutdown {
+export class DatabasePings implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly all: DatabasePing[];
 
   constructor(dataSource: DataSource, config: ConfigService<Env, true>) {
@@ -24,6 +24,11 @@ export class DatabasePings implements OnApplicationShutdown {
         (pool, index) => new DatabasePing(`replica-${index}`, pool.options, timeout),
       ),
     ];
+  }
+
+  /** Opens the pings' connections at boot, so the first probe does not wait for one. */
+  onApplicationBootstrap(): void {
+    for (const ping of this.all) void ping.check();
   }
 
   async onApplicationShutdown(): Promise<void> {
