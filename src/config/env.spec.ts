@@ -22,6 +22,7 @@ describe('validateEnv', () => {
       HEALTH_TIMEOUT_MS: 1000,
       SHUTDOWN_DRAIN_DELAY_MS: 5000,
       SHUTDOWN_TIMEOUT_MS: 15000,
+      TRUST_PROXY: false,
     });
   });
 
@@ -45,6 +46,7 @@ describe('validateEnv', () => {
       HEALTH_TIMEOUT_MS: '300',
       SHUTDOWN_DRAIN_DELAY_MS: '0',
       SHUTDOWN_TIMEOUT_MS: '20000',
+      TRUST_PROXY: '2',
       HOME: '/root',
     });
     expect({ ...env }).toEqual({
@@ -67,6 +69,7 @@ describe('validateEnv', () => {
       HEALTH_TIMEOUT_MS: 300,
       SHUTDOWN_DRAIN_DELAY_MS: 0,
       SHUTDOWN_TIMEOUT_MS: 20000,
+      TRUST_PROXY: 2,
     });
   });
 
@@ -166,6 +169,25 @@ describe('validateEnv', () => {
   ])('rejects %s=%j', (name, value, message) => {
     expect(() => validateEnv({ ...VALID, [name]: value })).toThrow(message);
   });
+
+  it.each([
+    ['false', false],
+    ['0', 0],
+    ['1', 1],
+    ['10.0.0.0/8', ['10.0.0.0/8']],
+    [' 10.1.2.3 , fd00::/8,loopback', ['10.1.2.3', 'fd00::/8', 'loopback']],
+  ])('maps TRUST_PROXY=%j to Express trust proxy %j', (value, expected) => {
+    expect(validateEnv({ ...VALID, TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
+  });
+
+  it.each(['true', 'yes', '1.5', '-1', '10.0.0.0/33', '10.0.0/8', 'proxy.example', '10.0.0.1,,x'])(
+    'rejects TRUST_PROXY=%j with a clear message',
+    (value) => {
+      expect(() => validateEnv({ ...VALID, TRUST_PROXY: value })).toThrow(
+        'TRUST_PROXY must be a hop count (e.g. 1) or comma-separated proxy addresses or CIDRs',
+      );
+    },
+  );
 
   it('names several invalid variables at once', () => {
     let message = '';

@@ -9,9 +9,11 @@ import {
   Matches,
   Max,
   Min,
+  ValidateBy,
   ValidateIf,
   validateSync,
 } from 'class-validator';
+import { isTrustProxy, parseTrustProxy, TRUST_PROXY_MESSAGE, TrustProxy } from './trust-proxy';
 
 const parseInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
@@ -126,6 +128,16 @@ export class Env extends DatabaseEnv {
     message: 'CORS_ORIGINS must list origins such as https://app.example.com',
   })
   CORS_ORIGINS?: string[];
+  // Express's `trust proxy`: behind an ingress, which hops of X-Forwarded-For name the client
+  // (per-IP rate limits, logs). Off by default: a client could otherwise forge its address.
+  @Expose()
+  @Transform(parseTrustProxy)
+  @ValidateBy({
+    name: 'isTrustProxy',
+    validator: { validate: isTrustProxy, defaultMessage: () => TRUST_PROXY_MESSAGE },
+  })
+  TRUST_PROXY: TrustProxy = false;
+
   // Issue 4, item 8: when set, every read goes to one of these (streaming) replicas.
   @Expose()
   @Transform(parseKeyList)

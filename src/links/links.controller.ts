@@ -1,22 +1,8 @@
-import {
-  All,
-  Controller,
-  Get,
-  Header,
-  MethodNotAllowedException,
-  Param,
-  Query,
-  StreamableFile,
-} from '@nestjs/common';
-import {
-  ApiExcludeEndpoint,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Controller, Get, Header, Param, Query, StreamableFile } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator';
 import { NoQueryParams } from '../common/no-query-params';
+import { ReadOnlyController } from '../common/read-only.controller';
 import { LinkResponse } from './dto/link.response';
 import { LINK_EXAMPLE, LINKS_LIST_EXAMPLE } from './dto/links.examples';
 import { LinksListResponse } from './dto/links-list.response';
@@ -24,8 +10,10 @@ import { LinksService } from './links.service';
 
 @ApiTags('links')
 @Controller('api/data/links')
-export class LinksController {
-  constructor(private readonly linksService: LinksService) {}
+export class LinksController extends ReadOnlyController {
+  constructor(private readonly linksService: LinksService) {
+    super();
+  }
 
   @Get()
   @ApiOperation({ operationId: 'listLinks', summary: 'List every link, by createdAt then id' })
@@ -51,12 +39,5 @@ export class LinksController {
   @Header('Content-Type', 'application/json; charset=utf-8')
   get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<string> {
     return this.linksService.findOne(id);
-  }
-
-  // Registered after the GET routes, so it only sees the other methods (CONTRACT §3: 405).
-  @All(['', ':id'])
-  @ApiExcludeEndpoint()
-  rejectOtherMethods(): never {
-    throw new MethodNotAllowedException('This resource is read-only; use GET or HEAD');
   }
 }

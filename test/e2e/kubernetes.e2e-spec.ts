@@ -189,6 +189,8 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     expect(pod.terminationGracePeriodSeconds).toBeLessThanOrEqual(shutdownSeconds + 15);
     // Readiness turns false within the drain delay.
     const { periodSeconds, failureThreshold } = container.readinessProbe;
+    // One slow ping must not take every pod out of the Service at once.
+    expect(failureThreshold).toBeGreaterThanOrEqual(3);
     expect(periodSeconds * failureThreshold * 1000).toBeLessThan(
       Number(config.SHUTDOWN_DRAIN_DELAY_MS),
     );
@@ -225,6 +227,12 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     const policy = find('NetworkPolicy');
     expect(selects(policy.spec.podSelector.matchLabels)).toBe(true);
     expect(policy.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
+    // DNS, PostgreSQL, and Redis for shared rate limits.
+    expect(
+      policy.spec.egress.flatMap((rule: { ports: { port: number }[] }) =>
+        rule.ports.map((port) => port.port),
+      ),
+    ).toEqual([53, 53, 5432, 6379]);
     const hpa = find('HorizontalPodAutoscaler');
     expect(hpa.spec.scaleTargetRef).toEqual({
       apiVersion: 'apps/v1',
