@@ -40,7 +40,8 @@ export class ClientsController {
     content: {
       'application/json': {
         schema: {
-          anyOf: [
+          // Closed shapes: a page by number cannot pass as a cursor page, nor the reverse.
+          oneOf: [
             { $ref: getSchemaPath(ClientsPageResponse) },
             { $ref: getSchemaPath(ClientsCursorPageResponse) },
           ],
@@ -58,7 +59,7 @@ export class ClientsController {
 
   @Get(':id')
   @ApiOperation({ operationId: 'getClient', summary: 'Get one client by id, soft-deleted or not' })
-  @ApiParam({ name: 'id', description: 'The client id (opaque string)' })
+  @ApiParam({ name: 'id', description: 'The client id (opaque string)', example: 'client-1' })
   @ApiOkResponse({ description: 'The client', type: ClientResponse, example: CLIENT_EXAMPLE })
   @ApiErrorResponses(400, 404)
   @Header('Content-Type', 'application/json; charset=utf-8')

@@ -41,7 +41,7 @@ export class LinksController {
 
   @Get(':id')
   @ApiOperation({ operationId: 'getLink', summary: 'Get one link by id' })
-  @ApiParam({ name: 'id', description: 'The link id (opaque string)' })
+  @ApiParam({ name: 'id', description: 'The link id (opaque string)', example: 'link-1' })
   @ApiOkResponse({ description: 'The link', type: LinkResponse, example: LINK_EXAMPLE })
   @ApiErrorResponses(400, 404)
   @Header('Content-Type', 'application/json; charset=utf-8')
