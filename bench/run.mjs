@@ -14,6 +14,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { compressionCost } from './compression.mjs';
 import { overheadByLayer } from './layers.mjs';
 import { build, createDatabase, freePort, root, runSql, startServer } from './support.mjs';
 
@@ -192,6 +193,14 @@ async function main() {
       log('per-request overhead by layer: S1 under a CPU profile');
       overhead = await profileLayers(env, scenarios[0][1]);
     }
+
+    // Before the memory check grows the links table: the cost at the base size.
+    const compression = await compressionCost({
+      port: ourPort,
+      pid: ours.child.pid,
+      apiKey: API_KEY,
+    });
+    log(`compression on List Links (${settings.links} links): ${JSON.stringify(compression)}`);
 
     let linksMemory = [];
     if (settings.memoryLinks > settings.links && !settings.only) {

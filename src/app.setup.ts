@@ -11,6 +11,7 @@ import { requestSizeMiddleware } from './common/request-size.middleware';
 import { undecodablePathMiddleware } from './common/undecodable-path.middleware';
 import { Env } from './config/env';
 import { ShutdownState } from './health/shutdown-state';
+import { compressionMiddleware, dataCacheHeaders } from './http-caching/http-caching';
 import { HttpMetrics } from './metrics/http-metrics';
 import { setUpOpenApi } from './openapi';
 
@@ -23,11 +24,13 @@ export function configureApp(app: NestExpressApplication): void {
   const config = app.get(ConfigService<Env, true>);
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
-  // Hashing every body for a weak ETag costs CPU on each response; no consumer revalidates.
-  app.set('etag', false);
   app.set('query parser', parseQuery);
   app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
   app.use(requestIdMiddleware);
+  // Conditional requests and compression: a weak ETag over every body sent, 304 when it matches.
+  app.set('etag', 'weak');
+  app.use(compressionMiddleware);
+  app.use('/api/data', dataCacheHeaders);
   app.use(helmet());
   app.use(requestSizeMiddleware);
   app.use(undecodablePathMiddleware);

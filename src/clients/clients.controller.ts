@@ -34,7 +34,8 @@ export class ClientsController extends ReadOnlyController {
     content: {
       'application/json': {
         schema: {
-          anyOf: [
+          // Closed shapes: a page by number cannot pass as a cursor page, nor the reverse.
+          oneOf: [
             { $ref: getSchemaPath(ClientsPageResponse) },
             { $ref: getSchemaPath(ClientsCursorPageResponse) },
           ],
@@ -52,7 +53,7 @@ export class ClientsController extends ReadOnlyController {
 
   @Get(':id')
   @ApiOperation({ operationId: 'getClient', summary: 'Get one client by id, soft-deleted or not' })
-  @ApiParam({ name: 'id', description: 'The client id (opaque string)' })
+  @ApiParam({ name: 'id', description: 'The client id (opaque string)', example: 'client-1' })
   @ApiOkResponse({ description: 'The client', type: ClientResponse, example: CLIENT_EXAMPLE })
   @ApiErrorResponses(400, 404)
   @Header('Content-Type', 'application/json; charset=utf-8')

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Param, Query, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Header, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../common/api-error-responses.decorator';
 import { NoQueryParams } from '../common/no-query-params';
@@ -23,17 +23,14 @@ export class LinksController extends ReadOnlyController {
     example: LINKS_LIST_EXAMPLE,
   })
   @ApiErrorResponses(400)
-  async list(@Query() _query: NoQueryParams): Promise<StreamableFile> {
-    const json = await this.linksService.list();
-    // Past the first byte a failure can only cut the response short; an end would look complete.
-    return new StreamableFile(json, { type: 'application/json; charset=utf-8' }).setErrorHandler(
-      (_error, res) => res.destroy?.(),
-    );
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  list(@Query() _query: NoQueryParams): Promise<string> {
+    return this.linksService.list();
   }
 
   @Get(':id')
   @ApiOperation({ operationId: 'getLink', summary: 'Get one link by id' })
-  @ApiParam({ name: 'id', description: 'The link id (opaque string)' })
+  @ApiParam({ name: 'id', description: 'The link id (opaque string)', example: 'link-1' })
   @ApiOkResponse({ description: 'The link', type: LinkResponse, example: LINK_EXAMPLE })
   @ApiErrorResponses(400, 404)
   @Header('Content-Type', 'application/json; charset=utf-8')
