@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
+import { ChangesModule } from './changes/changes.module';
 import { ClientsModule } from './clients/clients.module';
 import { CursorModule } from './common/cursor.module';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
@@ -44,6 +45,7 @@ export class AppModule {
         MetricsModule,
         LinksModule,
         ClientsModule,
+        ChangesModule,
       ],
     };
   }
