@@ -27,7 +27,6 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('Change feeds', () => {
   let t: TestApp;
   const get = (url: string) => request(t.app.getHttpServer()).get(url).set(AUTH);
-  const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((row) => row.id);
 
   /** Follows a feed from `cursor` (or the start) until hasMore is false. */
   async function drain(path: string, limit: number, cursor?: string) {
