@@ -72,6 +72,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/data/changes/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Client changes, for keeping a mirror
+         * @description Rows ordered by updatedAt, then id (byte order); a row appears again each time it changes. Without cursor the feed starts at the beginning: a full copy, soft-deleted rows included. Rows are served only up to a safe point, so no change is ever skipped. Hard deletes are not reported.
+         */
+        get: operations["clientChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/changes/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Link changes, for keeping a mirror
+         * @description Rows ordered by updatedAt, then id (byte order); a row appears again each time it changes. Without cursor the feed starts at the beginning: a full copy, soft-deleted rows included. Rows are served only up to a safe point, so no change is ever skipped. Hard deletes are not reported.
+         */
+        get: operations["linkChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -207,6 +247,27 @@ export interface components {
             /** @description The rows after the cursor, by createdAt then id */
             data: components["schemas"]["ClientResponse"][];
             meta: components["schemas"]["ClientsCursorMeta"];
+        };
+        ChangesMeta: {
+            /** @example 100 */
+            limit: number;
+            /**
+             * @description Never null: the position after the last row returned, or this request’s own position when none was. Store it and poll with it.
+             * @example WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA
+             */
+            nextCursor: string;
+            /** @description true: the page was full, more rows are ready now; false: caught up */
+            hasMore: boolean;
+        };
+        ClientChangesResponse: {
+            /** @description Changed clients, by updatedAt then id */
+            data: components["schemas"]["ClientResponse"][];
+            meta: components["schemas"]["ChangesMeta"];
+        };
+        LinkChangesResponse: {
+            /** @description Changed links, by updatedAt then id */
+            data: components["schemas"]["LinkResponse"][];
+            meta: components["schemas"]["ChangesMeta"];
         };
     };
     responses: never;
@@ -828,6 +889,322 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "No client has this id",
                      *       "instance": "/api/data/clients/no-such-id",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Method Not Allowed",
+                     *       "status": 405,
+                     *       "detail": "This resource is read-only; use GET or HEAD",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limit exceeded; retry after the seconds in Retry-After",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred; it has been logged",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry later",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    clientChanges: {
+        parameters: {
+            query?: {
+                /** @description Rows per page (decimal digits only) */
+                limit?: number;
+                /** @description Only the clients of this link (exact match) */
+                linkId?: string;
+                /** @description Continue after the position of an earlier response: its meta.nextCursor, from the same feed with the same filter. Omitted, the feed starts at the beginning (a full copy). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after the cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientChangesResponse"];
+                };
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query parameters",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e",
+                     *       "errors": [
+                     *         {
+                     *           "name": "limit",
+                     *           "reason": "must be an integer from 1 to 1000"
+                     *         },
+                     *         {
+                     *           "name": "stauts",
+                     *           "reason": "is not a known parameter"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: Authorization: Bearer <key>",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Method Not Allowed",
+                     *       "status": 405,
+                     *       "detail": "This resource is read-only; use GET or HEAD",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limit exceeded; retry after the seconds in Retry-After",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred; it has been logged",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry later",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    linkChanges: {
+        parameters: {
+            query?: {
+                /** @description Rows per page (decimal digits only) */
+                limit?: number;
+                /** @description Continue after the position of an earlier response: its meta.nextCursor, from the same feed with the same filter. Omitted, the feed starts at the beginning (a full copy). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after the cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkChangesResponse"];
+                };
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query parameters",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e",
+                     *       "errors": [
+                     *         {
+                     *           "name": "limit",
+                     *           "reason": "must be an integer from 1 to 1000"
+                     *         },
+                     *         {
+                     *           "name": "stauts",
+                     *           "reason": "is not a known parameter"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: Authorization: Bearer <key>",
+                     *       "instance": "/api/data/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
