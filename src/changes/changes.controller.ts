@@ -4,6 +4,7 @@ import { ApiErrorResponses } from '../common/api-error-responses.decorator';
 import { ChangesService } from './changes.service';
 import { ClientChangesResponse, LinkChangesResponse } from './dto/changes-page.response';
 import { ClientChangesQuery, LinkChangesQuery } from './dto/changes.query';
+import { CLIENT_CHANGES_EXAMPLE, LINK_CHANGES_EXAMPLE } from './dto/changes.examples';
 
 const FEED_NOTE =
   'Rows ordered by updatedAt, then id (byte order); a row appears again each time it changes. ' +
@@ -21,7 +22,11 @@ export class ChangesController {
     summary: 'Client changes, for keeping a mirror',
     description: FEED_NOTE,
   })
-  @ApiOkResponse({ description: 'The changes after the cursor', type: ClientChangesResponse })
+  @ApiOkResponse({
+    description: 'The changes after the cursor',
+    type: ClientChangesResponse,
+    example: CLIENT_CHANGES_EXAMPLE,
+  })
   @ApiErrorResponses(400)
   // The body is JSON text rendered by the service.
   @Header('Content-Type', 'application/json; charset=utf-8')
@@ -35,7 +40,11 @@ export class ChangesController {
     summary: 'Link changes, for keeping a mirror',
     description: FEED_NOTE,
   })
-  @ApiOkResponse({ description: 'The changes after the cursor', type: LinkChangesResponse })
+  @ApiOkResponse({
+    description: 'The changes after the cursor',
+    type: LinkChangesResponse,
+    example: LINK_CHANGES_EXAMPLE,
+  })
   @ApiErrorResponses(400)
   @Header('Content-Type', 'application/json; charset=utf-8')
   links(@Query() query: LinkChangesQuery): Promise<string> {

@@ -20,13 +20,15 @@ describe('OpenAPI document', () => {
   });
   afterAll(() => t.close());
 
-  it('describes the four operations and nothing else', () => {
+  it('describes the six operations and nothing else', () => {
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.entries(item as object).map(
         ([method, operation]) => `${method} ${path} ${operation.operationId}`,
       ),
     );
     expect(operations.sort()).toEqual([
+      'get /api/data/changes/clients clientChanges',
+      'get /api/data/changes/links linkChanges',
       'get /api/data/clients listClients',
       'get /api/data/clients/{id} getClient',
       'get /api/data/links listLinks',

@@ -1001,6 +1001,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "client-00011",
+                     *           "linkId": "link-38",
+                     *           "isDeleted": true,
+                     *           "status": "connected",
+                     *           "createdAt": "2026-02-01T00:03:00.000Z",
+                     *           "updatedAt": "2026-02-05T00:03:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "limit": 100,
+                     *         "nextCursor": "WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA",
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClientChangesResponse"];
                 };
             };
@@ -1158,6 +1177,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "link-01",
+                     *           "createdAt": "2026-01-01T01:00:00.000Z",
+                     *           "updatedAt": "2026-01-01T01:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "limit": 100,
+                     *         "nextCursor": "WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA",
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["LinkChangesResponse"];
                 };
             };
