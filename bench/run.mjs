@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { compressionCost } from './compression.mjs';
+import { feedScenarios } from './feeds.mjs';
 import { overheadByLayer } from './layers.mjs';
 import { build, createDatabase, freePort, root, runSql, startServer } from './support.mjs';
 
@@ -220,7 +221,19 @@ async function main() {
       ];
     }
 
-    const report = renderReport({ rows, overhead, linksMemory, loadSeconds, startupMs });
+    // The change feeds: a full walk of every client, then caught-up polling (bench/feeds.mjs).
+    const feeds = settings.only
+      ? ''
+      : await feedScenarios({
+          port: ourPort,
+          pid: ours.child.pid,
+          apiKey: API_KEY,
+          databaseUrl: database.url,
+          seconds: settings.seconds,
+          connections: settings.connections,
+          log,
+        });
+    const report = `${renderReport({ rows, overhead, linksMemory, loadSeconds, startupMs })}\n${feeds}`;
     console.log(`\n${report}`);
     if (!settings.only) {
       const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-');
