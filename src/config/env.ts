@@ -1,6 +1,7 @@
 import { Expose, plainToInstance, Transform } from 'class-transformer';
 import {
   ArrayNotEmpty,
+  IsBoolean,
   IsDefined,
   IsIn,
   IsInt,
@@ -132,6 +133,15 @@ export class Env extends DatabaseEnv {
     message: 'DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs',
   })
   DATABASE_REPLICA_URLS: string[] = [];
+
+  // false behind a transaction-mode pooler that cannot keep prepared statements (PgBouncer
+  // before 1.21): every query then runs unnamed.
+  @Expose()
+  @Transform(({ value }: { value: unknown }) =>
+    value === 'true' ? true : value === 'false' ? false : value,
+  )
+  @IsBoolean({ message: 'DATABASE_PREPARED_STATEMENTS must be true or false' })
+  DATABASE_PREPARED_STATEMENTS = true;
 
   @Expose()
   @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
