@@ -72,9 +72,7 @@ describe('SQL is never built from values', () => {
           callee && ts.isPropertyAccessExpression(callee) && callee.name.text === 'query';
         if (ts.isCallExpression(node) && isQuery && node.arguments.length > 0) {
           const [sql, , options] = node.arguments;
-          // A constant of this file whose value is fixed SQL counts as fixed SQL.
-          const fixed =
-            isFixedTextNode(sql) || (ts.isIdentifier(sql) && fixedConstants.has(sql.text));
+          const fixed = isFixedTextNode(sql);
           // A third argument may only be read options made of literals ({ primary: true }).
           const plainOptions =
             options === undefined ||
