@@ -72,9 +72,12 @@ export async function createDatabase(prefix) {
   };
 }
 
-/** Starts `node <script>` with a production environment; `ready` resolves once it listens. */
+/**
+ * Starts `node <script>` with a production environment; `ready` resolves once it listens.
+ * BENCH_NODE picks another Node binary for the servers (e.g. Node 24's, see docs/performance.md).
+ */
 export function startServer(script, env, port, nodeArgs = []) {
-  const child = spawn('node', [...nodeArgs, script], {
+  const child = spawn(process.env.BENCH_NODE || 'node', [...nodeArgs, script], {
     cwd: root,
     env: {
       PATH: process.env.PATH,
