@@ -1,13 +1,7 @@
 // `npm run bench`: measures the production server against a naive reference server
 // (bench/reference-server.mjs) on the same data, in one run, and writes bench/results/.
 // Measurements only: nothing here passes or fails on timing.
-import {
-  copyFileSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -90,10 +84,15 @@ async function cursorAtPage(port, page) {
  * reference, then ours again — the A/A pair whose difference is the run's noise.
  */
 async function startServers(env) {
-  const variant = process.env.BENCH_VARIANT_NODE_OPTIONS;
+  // Several variants are separated by `;`, e.g. `--max-old-space-size=96;--max-semi-space-size=4`.
+  const variants = process.env.BENCH_VARIANT_NODE_OPTIONS?.split(';').filter(Boolean) ?? [];
   const specs = [
     ['ours', 'dist/main.js', env],
-    ...(variant ? [['variant', 'dist/main.js', { ...env, NODE_OPTIONS: variant }]] : []),
+    ...variants.map((options, index) => [
+      `variant${index}`,
+      'dist/main.js',
+      { ...env, NODE_OPTIONS: options },
+    ]),
     ['nest', 'bench/nest-reference.mjs', env],
     ['raw', 'bench/reference-server.mjs', env],
   ];
@@ -108,7 +107,7 @@ async function startServers(env) {
   const idleRss = Object.fromEntries(
     Object.entries(servers).map(([key, server]) => [key, rssMb(server.child.pid)]),
   );
-  return { servers, startupMs, idleRss, variant };
+  return { servers, startupMs, idleRss, variants };
 }
 
 // Separate bench modules (e.g. bench/feeds.mjs): each is `async (context) => markdown lines`,
@@ -168,11 +167,10 @@ async function main() {
     const rows = [];
     for (const [name, ourPaths, referencePaths = ourPaths] of chosen) {
       const row = { name };
-      const order = ['ours', 'variant', 'nest', 'raw', 'oursAgain'];
-      for (const key of order.filter((k) => k === 'oursAgain' || servers[k])) {
+      const order = ['ours', ...Object.keys(servers).filter((k) => k.startsWith('variant'))];
+      for (const key of [...order, 'nest', 'raw', 'oursAgain']) {
         const server = servers[key === 'oursAgain' ? 'ours' : key];
-        const paths =
-          key === 'ours' || key === 'oursAgain' || key === 'variant' ? ourPaths : referencePaths;
+        const paths = key === 'nest' || key === 'raw' ? referencePaths : ourPaths;
         await databaseIdle(database.url);
         log(`${name}: ${key}`);
         row[key] = await measure(server, database.url, paths, options);
@@ -273,10 +271,10 @@ const spread = (a, b) =>
   a === undefined || b === undefined ? '—' : `${fmt((100 * Math.abs(a - b)) / mean(a, b))} %`;
 
 function renderReport({ rows, overhead, linksMemory, loadSeconds, started, extra }) {
-  const { startupMs, idleRss, variant } = started;
+  const { startupMs, idleRss, variants } = started;
   const columns = [
     ['ours', 'ours'],
-    ...(variant ? [['variant', 'ours+opts']] : []),
+    ...variants.map((_, index) => [`variant${index}`, `ours+V${index + 1}`]),
     ['nest', 'NestJS floor'],
     ['raw', 'raw'],
   ];
@@ -300,7 +298,8 @@ function renderReport({ rows, overhead, linksMemory, loadSeconds, started, extra
     `Data: ${settings.clients.toLocaleString('en')} clients over ${settings.links.toLocaleString('en')} links ` +
       `(loaded in ${loadSeconds.toFixed(1)} s). Each scenario ${settings.seconds} s at ` +
       `${settings.connections} connections (autocannon) against each server in turn — ours, ` +
-      `${variant ? `ours with NODE_OPTIONS=${variant}, ` : ''}the bare NestJS floor ` +
+      `${variants.map((options, index) => `ours with NODE_OPTIONS=${options} (V${index + 1}), `).join('')}` +
+      `the bare NestJS floor ` +
       `(bench/nest-reference.mjs), the raw node:http reference (bench/reference-server.mjs), ` +
       `then ours again (A/A) — on the same machine (${cpus().length} cores, ` +
       `${Math.round(totalmem() / 2 ** 30)} GiB), same database. Servers on Node ${serverNode()}. ` +
@@ -308,16 +307,33 @@ function renderReport({ rows, overhead, linksMemory, loadSeconds, started, extra
     '',
     '## Ratios (ours over each reference; A/A: our two runs of the scenario)',
     '',
-    '| scenario | req/s ours/raw | req/s NestJS/raw | server CPU ours/NestJS | DB CPU ours/raw | A/A req/s | A/A CPU/req |' +
-      (variant ? ' req/s ours+opts/ours |' : ''),
-    `|---|---:|---:|---:|---:|---:|---:|${variant ? '---:|' : ''}`,
+    '| scenario | req/s ours/raw | req/s NestJS/raw | server CPU ours/NestJS | DB CPU ours/raw | A/A req/s | A/A CPU/req |',
+    '|---|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (row) =>
         `| ${row.name} | ${ratio(oursOf(row, 'rps'), row.raw.rps)} | ${ratio(row.nest.rps, row.raw.rps)} | ` +
         `${ratio(oursOf(row, 'cpuUs'), row.nest.cpuUs)} | ${ratio(oursOf(row, 'databaseCpuUs'), row.raw.databaseCpuUs)} | ` +
-        `${spread(row.ours.rps, row.oursAgain.rps)} | ${spread(row.ours.cpuUs, row.oursAgain.cpuUs)} |` +
-        (variant ? ` ${ratio(row.variant.rps, oursOf(row, 'rps'))} |` : ''),
+        `${spread(row.ours.rps, row.oursAgain.rps)} | ${spread(row.ours.cpuUs, row.oursAgain.cpuUs)} |`,
     ),
+    ...(variants.length === 0
+      ? []
+      : [
+          '',
+          '## Variants of our server (over ours; compare with the A/A spread)',
+          '',
+          `| scenario | ${variants.map((_, i) => `V${i + 1} req/s | V${i + 1} CPU/req`).join(' | ')} |`,
+          `|---|${variants.map(() => '---:|---:').join('|')}|`,
+          ...rows.map(
+            (row) =>
+              `| ${row.name} | ${variants
+                .map(
+                  (_, i) =>
+                    `${ratio(row[`variant${i}`].rps, oursOf(row, 'rps'))} | ` +
+                    `${ratio(row[`variant${i}`].cpuUs, oursOf(row, 'cpuUs'))}`,
+                )
+                .join(' | ')} |`,
+          ),
+        ]),
     '',
     '## Requests per second',
     '',
