@@ -84,15 +84,21 @@ async function cursorAtPage(port, page) {
  * reference, then ours again — the A/A pair whose difference is the run's noise.
  */
 async function startServers(env) {
-  // Several variants are separated by `;`, e.g. `--max-old-space-size=96;--max-semi-space-size=4`.
+  // Several variants are separated by `;`, e.g. `--max-old-space-size=96;LOG_LEVEL=warn`: in
+  // each, `--` options go to NODE_OPTIONS and NAME=value words to the environment.
   const variants = process.env.BENCH_VARIANT_NODE_OPTIONS?.split(';').filter(Boolean) ?? [];
+  const variantEnv = (variant) => {
+    const words = variant.split(' ').filter(Boolean);
+    const options = words.filter((word) => word.startsWith('--')).join(' ');
+    return {
+      ...env,
+      ...Object.fromEntries(words.filter((w) => !w.startsWith('--')).map((w) => w.split('='))),
+      ...(options && { NODE_OPTIONS: options }),
+    };
+  };
   const specs = [
     ['ours', 'dist/main.js', env],
-    ...variants.map((options, index) => [
-      `variant${index}`,
-      'dist/main.js',
-      { ...env, NODE_OPTIONS: options },
-    ]),
+    ...variants.map((options, index) => [`variant${index}`, 'dist/main.js', variantEnv(options)]),
     ['nest', 'bench/nest-reference.mjs', env],
     ['raw', 'bench/reference-server.mjs', env],
   ];
@@ -164,6 +170,12 @@ async function main() {
     if (unknown?.length)
       throw new Error(`Unknown scenarios in BENCH_SCENARIOS: ${unknown.join(', ')}`);
     const options = { connections: settings.connections, seconds: settings.seconds };
+    // A cold server (JIT, connections, prepared statements, caches) would lose the first
+    // scenario to the warm ones and inflate the A/A spread: every server gets light work first.
+    log('warming up every server (S1 and S3 paths, 3 s each)');
+    for (const server of Object.values(servers))
+      for (const [, paths] of [scenarios[0], scenarios[2]])
+        await load(server.port, paths, { connections: 8, seconds: 3 });
     const rows = [];
     for (const [name, ourPaths, referencePaths = ourPaths] of chosen) {
       const row = { name };
@@ -298,7 +310,7 @@ function renderReport({ rows, overhead, linksMemory, loadSeconds, started, extra
     `Data: ${settings.clients.toLocaleString('en')} clients over ${settings.links.toLocaleString('en')} links ` +
       `(loaded in ${loadSeconds.toFixed(1)} s). Each scenario ${settings.seconds} s at ` +
       `${settings.connections} connections (autocannon) against each server in turn — ours, ` +
-      `${variants.map((options, index) => `ours with NODE_OPTIONS=${options} (V${index + 1}), `).join('')}` +
+      `${variants.map((options, index) => `ours with \`${options}\` (V${index + 1}), `).join('')}` +
       `the bare NestJS floor ` +
       `(bench/nest-reference.mjs), the raw node:http reference (bench/reference-server.mjs), ` +
       `then ours again (A/A) — on the same machine (${cpus().length} cores, ` +
