@@ -3,11 +3,13 @@
 // /proc, steadier than requests/s on a shared machine) and the server's peak resident memory.
 // Bench modules (bench/*.mjs) use `measure` for their own scenarios.
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
-export const API_KEY = 'bench-key';
+// The production start refuses keys under 32 characters.
+export const API_KEY = randomBytes(24).toString('base64url');
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString());
 
 /** User + system CPU milliseconds of a process (all its threads), or undefined if unreadable. */

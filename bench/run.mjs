@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { compressionCost } from './compression.mjs';
 import { overheadByLayer } from './layers.mjs';
 import { API_KEY, load, measure, rssMb } from './measure.mjs';
 import { build, createDatabase, freePort, root, runSql, startServer } from './support.mjs';
@@ -117,9 +118,25 @@ async function startServers(env) {
 }
 
 // Separate bench modules (e.g. bench/feeds.mjs): each is `async (context) => markdown lines`,
-// run after the scenarios against the same servers and data; context is
-// { servers, database, settings, measure, log }.
-const modules = [];
+// run after the scenarios against the same servers and data (before the memory check grows
+// the links table); context is { servers, database, settings, measure, log }.
+const modules = [
+  async ({ servers }) => {
+    const { port, child } = servers.ours;
+    const rows = await compressionCost({ port, pid: child.pid, apiKey: API_KEY });
+    return [
+      '',
+      `## Compression on List Links (${settings.links.toLocaleString('en')} links, sequential requests)`,
+      '',
+      '| asked | sent | wire bytes | server CPU ms per request | latency ms |',
+      '|---|---|---:|---:|---:|',
+      ...rows.map(
+        (row) =>
+          `| ${row.encoding} | ${row.sent} | ${row.wireBytes} | ${row.serverCpuMsPerRequest} | ${row.latencyMs} |`,
+      ),
+    ];
+  },
+];
 
 async function main() {
   log(`settings ${JSON.stringify(settings)}`);

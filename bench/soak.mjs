@@ -3,6 +3,7 @@
 // status. Prints figures; fails only on an unexpected status or a crash, never on timing.
 //   SOAK_REQUESTS (default 200000), SOAK_CONNECTIONS (16), SOAK_CLIENTS (20000), DATABASE_URL,
 //   SOAK_NODE_OPTIONS (the server's NODE_OPTIONS, e.g. the image's heap bound), BENCH_NODE
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { build, createDatabase, freePort, runSql, startServer } from './support.mjs';
@@ -10,7 +11,8 @@ import { build, createDatabase, freePort, runSql, startServer } from './support.
 const requests = Number(process.env.SOAK_REQUESTS ?? 200_000);
 const connections = Number(process.env.SOAK_CONNECTIONS ?? 16);
 const clients = Number(process.env.SOAK_CLIENTS ?? 20_000);
-const API_KEY = 'soak-key';
+// The production start refuses keys under 32 characters.
+const API_KEY = randomBytes(24).toString('base64url');
 const nodeOptions = process.env.SOAK_NODE_OPTIONS;
 const EXPECTED = new Set([200, 400, 401, 404, 405]);
 

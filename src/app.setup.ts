@@ -8,13 +8,15 @@ import { Logger } from 'nestjs-pino';
 import { parseQuery } from './common/parse-query';
 import { requestIdMiddleware } from './common/request-id.middleware';
 import { requestSizeMiddleware } from './common/request-size.middleware';
+import { undecodablePathMiddleware } from './common/undecodable-path.middleware';
 import { Env } from './config/env';
 import { ShutdownState } from './health/shutdown-state';
+import { compressionMiddleware, dataCacheHeaders } from './http-caching/http-caching';
 import { HttpMetrics } from './metrics/http-metrics';
 import { setUpOpenApi } from './openapi';
 
-// The API reads nothing from request bodies, so none is parsed (CONTRACT §4: no key in a body).
-// Logs written while the app is built wait for the structured logger (issue 4).
+// The API reads nothing from request bodies, so none is parsed (a key in a body never counts).
+// Logs written while the app is built wait for the structured logger.
 export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
 
 /** Everything main.ts does to the app besides listening, so the e2e tests run the same wiring. */
@@ -22,12 +24,16 @@ export function configureApp(app: NestExpressApplication): void {
   const config = app.get(ConfigService<Env, true>);
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
-  // Hashing every body for a weak ETag costs CPU on each response; no consumer revalidates.
-  app.set('etag', false);
   app.set('query parser', parseQuery);
+  app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
   app.use(requestIdMiddleware);
+  // Conditional requests and compression: a weak ETag over every body sent, 304 when it matches.
+  app.set('etag', 'weak');
+  app.use(compressionMiddleware);
+  app.use('/api/data', dataCacheHeaders);
   app.use(helmet());
   app.use(requestSizeMiddleware);
+  app.use(undecodablePathMiddleware);
   const origins = config.get('CORS_ORIGINS', { infer: true });
   // CORS is off unless CORS_ORIGINS lists the browser origins allowed to call the API.
   if (origins) {
@@ -60,7 +66,7 @@ export function configureApp(app: NestExpressApplication): void {
 }
 
 /**
- * HTTP timeouts, set on purpose (issue 6): keep-alive outlives the 60 s idle timeout of common
+ * HTTP timeouts, set on purpose: keep-alive outlives the 60 s idle timeout of common
  * load balancers, so they close idle connections first and never reuse one being closed here;
  * a client gets 10 s to send its headers and 30 s for the whole request (trickled headers,
  * slowloris), after which Node answers 408 and closes. Responses themselves are not limited.

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
+import { ReadRequestGuard } from '../common/read-request.guard';
 import { DatabaseApiKeys, KEY_CACHE_TTL_MS } from '../api-keys/database-api-keys';
 import { LastUsedRecorder } from '../api-keys/last-used-recorder';
 import { Env } from '../config/env';
@@ -30,9 +31,11 @@ import { ApiKeys } from './api-keys';
     LastUsedRecorder,
     ApiKeyVerifier,
     ApiKeyStrategy,
-    // Global guards run in this order: the rate limit first, so failed keys are throttled too.
+    // Global guards run in this order: the rate limit first, so failed keys are throttled too;
+    // then the key, before anything else about the request is answered.
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: ApiKeyGuard },
+    { provide: APP_GUARD, useClass: ReadRequestGuard },
   ],
 })
 export class AuthModule {}

@@ -16,11 +16,13 @@ describe('validateEnv', () => {
       RATE_LIMIT_WINDOW_MS: 60000,
       REDIS_KEY_PREFIX: 'links-clients:',
       DATABASE_REPLICA_URLS: [],
+      DATABASE_PREPARED_STATEMENTS: true,
       LOG_LEVEL: 'info',
       LOG_FORMAT: 'json',
       HEALTH_TIMEOUT_MS: 1000,
       SHUTDOWN_DRAIN_DELAY_MS: 5000,
       SHUTDOWN_TIMEOUT_MS: 15000,
+      TRUST_PROXY: false,
     });
   });
 
@@ -38,11 +40,13 @@ describe('validateEnv', () => {
       REDIS_KEY_PREFIX: 'x:',
       CORS_ORIGINS: 'https://a.example, http://localhost:8080',
       DATABASE_REPLICA_URLS: 'postgres://r1/db, postgres://r2/db',
+      DATABASE_PREPARED_STATEMENTS: 'false',
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'pretty',
       HEALTH_TIMEOUT_MS: '300',
       SHUTDOWN_DRAIN_DELAY_MS: '0',
       SHUTDOWN_TIMEOUT_MS: '20000',
+      TRUST_PROXY: '2',
       HOME: '/root',
     });
     expect({ ...env }).toEqual({
@@ -59,11 +63,13 @@ describe('validateEnv', () => {
       REDIS_KEY_PREFIX: 'x:',
       CORS_ORIGINS: ['https://a.example', 'http://localhost:8080'],
       DATABASE_REPLICA_URLS: ['postgres://r1/db', 'postgres://r2/db'],
+      DATABASE_PREPARED_STATEMENTS: false,
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'pretty',
       HEALTH_TIMEOUT_MS: 300,
       SHUTDOWN_DRAIN_DELAY_MS: 0,
       SHUTDOWN_TIMEOUT_MS: 20000,
+      TRUST_PROXY: 2,
     });
   });
 
@@ -144,6 +150,7 @@ describe('validateEnv', () => {
       'DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs',
     ],
     ['LOG_FORMAT', 'text', 'LOG_FORMAT must be one of json, pretty'],
+    ['DATABASE_PREPARED_STATEMENTS', 'no', 'DATABASE_PREPARED_STATEMENTS must be true or false'],
     [
       'HEALTH_TIMEOUT_MS',
       '0',
@@ -162,6 +169,25 @@ describe('validateEnv', () => {
   ])('rejects %s=%j', (name, value, message) => {
     expect(() => validateEnv({ ...VALID, [name]: value })).toThrow(message);
   });
+
+  it.each([
+    ['false', false],
+    ['0', 0],
+    ['1', 1],
+    ['10.0.0.0/8', ['10.0.0.0/8']],
+    [' 10.1.2.3 , fd00::/8,loopback', ['10.1.2.3', 'fd00::/8', 'loopback']],
+  ])('maps TRUST_PROXY=%j to Express trust proxy %j', (value, expected) => {
+    expect(validateEnv({ ...VALID, TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
+  });
+
+  it.each(['true', 'yes', '1.5', '-1', '10.0.0.0/33', '10.0.0/8', 'proxy.example', '10.0.0.1,,x'])(
+    'rejects TRUST_PROXY=%j with a clear message',
+    (value) => {
+      expect(() => validateEnv({ ...VALID, TRUST_PROXY: value })).toThrow(
+        'TRUST_PROXY must be a hop count (e.g. 1) or comma-separated proxy addresses or CIDRs',
+      );
+    },
+  );
 
   it('names several invalid variables at once', () => {
     let message = '';

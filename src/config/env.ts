@@ -1,6 +1,7 @@
 import { Expose, plainToInstance, Transform } from 'class-transformer';
 import {
   ArrayNotEmpty,
+  IsBoolean,
   IsDefined,
   IsIn,
   IsInt,
@@ -8,21 +9,24 @@ import {
   Matches,
   Max,
   Min,
+  ValidateBy,
   ValidateIf,
   validateSync,
 } from 'class-validator';
+import { isTrustProxy, parseTrustProxy, TRUST_PROXY_MESSAGE, TrustProxy } from './trust-proxy';
 
 const parseInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
 
 // Comma-separated lists (CONTRACT §4: API keys, so they can be rotated); blanks are ignored.
+export const splitList = (value: string): string[] =>
+  value
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key !== '');
+
 const parseKeyList = ({ value }: { value: unknown }) =>
-  typeof value === 'string'
-    ? value
-        .split(',')
-        .map((key) => key.trim())
-        .filter((key) => key !== '')
-    : value;
+  typeof value === 'string' ? splitList(value) : value;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -124,6 +128,16 @@ export class Env extends DatabaseEnv {
     message: 'CORS_ORIGINS must list origins such as https://app.example.com',
   })
   CORS_ORIGINS?: string[];
+  // Express's `trust proxy`: behind an ingress, which hops of X-Forwarded-For name the client
+  // (per-IP rate limits, logs). Off by default: a client could otherwise forge its address.
+  @Expose()
+  @Transform(parseTrustProxy)
+  @ValidateBy({
+    name: 'isTrustProxy',
+    validator: { validate: isTrustProxy, defaultMessage: () => TRUST_PROXY_MESSAGE },
+  })
+  TRUST_PROXY: TrustProxy = false;
+
   // Issue 4, item 8: when set, every read goes to one of these (streaming) replicas.
   @Expose()
   @Transform(parseKeyList)
@@ -132,6 +146,15 @@ export class Env extends DatabaseEnv {
     message: 'DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs',
   })
   DATABASE_REPLICA_URLS: string[] = [];
+
+  // false behind a transaction-mode pooler that cannot keep prepared statements (PgBouncer
+  // before 1.21): every query then runs unnamed.
+  @Expose()
+  @Transform(({ value }: { value: unknown }) =>
+    value === 'true' ? true : value === 'false' ? false : value,
+  )
+  @IsBoolean({ message: 'DATABASE_PREPARED_STATEMENTS must be true or false' })
+  DATABASE_PREPARED_STATEMENTS = true;
 
   @Expose()
   @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })

@@ -5,12 +5,15 @@ import { Link } from '../links/link.entity';
 import { CreateLinksAndClients1767225600000 } from './migrations/1767225600000-CreateLinksAndClients';
 import { CreateApiKeys1767312000000 } from './migrations/1767312000000-CreateApiKeys';
 import { CoverListQueries1767398400000 } from './migrations/1767398400000-CoverListQueries';
+import { withLibpqSslMode } from './ssl-mode';
 
 export interface DatabaseSettings {
   url: string;
   timeoutMs: number;
   /** Read replicas: when given, TypeORM sends every read outside a transaction to one. */
   replicaUrls?: string[];
+  /** Off behind a transaction-mode pooler that cannot keep them (PgBouncer before 1.21). */
+  preparedStatements?: boolean;
 }
 
 /** One definition of the connection, shared by the app and the migration CLI. */
@@ -18,7 +21,10 @@ export function dataSourceOptions({
   url,
   timeoutMs,
   replicaUrls = [],
+  preparedStatements = true,
 }: DatabaseSettings): DataSourceOptions {
+  url = withLibpqSslMode(url, 'DATABASE_URL');
+  replicaUrls = replicaUrls.map((replica) => withLibpqSslMode(replica, 'DATABASE_REPLICA_URLS'));
   return {
     type: 'postgres',
     ...(replicaUrls.length > 0
@@ -40,6 +46,8 @@ export function dataSourceOptions({
     migrationsTransactionMode: 'each',
     synchronize: false,
     migrationsRun: false,
+    // gen_random_uuid() is built in; the API's role may not create extensions, nor need to.
+    installExtensions: false,
     // CONTRACT §5: DATABASE_TIMEOUT_MS bounds both the wait for a pooled connection and the
     // statement; the server-side statement_timeout cancels the query, not only our wait.
     connectTimeoutMS: timeoutMs,
@@ -50,7 +58,9 @@ export function dataSourceOptions({
       application_name: 'links-clients-api',
       // The API's queries run as prepared statements (DatabaseReader); a plan cached for any
       // parameters can scan the whole table where one made for the actual ones reads a page.
-      options: '-c plan_cache_mode=force_custom_plan',
+      // Unnamed statements are always planned for their parameters, and a pooler such as
+      // PgBouncer refuses this startup parameter.
+      ...(preparedStatements && { options: '-c plan_cache_mode=force_custom_plan' }),
     },
   };
 }

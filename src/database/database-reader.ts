@@ -26,12 +26,14 @@ export class DatabaseReader {
   private readonly deadlineMs: number;
   private readonly driver: PostgresDriver;
   private readonly statementNames = new Map<string, string>();
+  private readonly isPreparing: boolean;
 
   constructor(
     private readonly dataSource: DataSource,
     config: ConfigService<Env, true>,
   ) {
     this.deadlineMs = config.get('DATABASE_TIMEOUT_MS');
+    this.isPreparing = config.get('DATABASE_PREPARED_STATEMENTS') !== false;
     this.driver = dataSource.driver as PostgresDriver;
   }
 
@@ -92,9 +94,11 @@ export class DatabaseReader {
    * planned for its parameters: see plan_cache_mode in data-source.ts); parsing and analysing a
    * statement cost the database more than the get by id it serves. The texts come from the
    * query builders, so they are few; past a bound (a builder gone wrong) a query runs unnamed
-   * rather than fill every connection with statements.
+   * rather than fill every connection with statements. DATABASE_PREPARED_STATEMENTS=false
+   * runs every query unnamed, for a pooler that hands each transaction another connection.
    */
   private statementName(text: string): string | undefined {
+    if (!this.isPreparing) return undefined;
     let name = this.statementNames.get(text);
     if (name === undefined && this.statementNames.size < MAX_PREPARED_STATEMENTS) {
       name = `api_${this.statementNames.size + 1}`;

@@ -14,6 +14,7 @@ import { DatabaseReader } from './database-reader';
           url: config.get('DATABASE_URL'),
           timeoutMs: config.get('DATABASE_TIMEOUT_MS'),
           replicaUrls: config.get('DATABASE_REPLICA_URLS'),
+          preparedStatements: config.get('DATABASE_PREPARED_STATEMENTS'),
         }),
         retryAttempts: 5,
         retryDelay: 1000,

@@ -1,20 +1,14 @@
 import { SkipThrottle } from '@nestjs/throttler';
 import { Controller, Get } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { ApiExcludeController } from '@nestjs/swagger';
-import {
-  HealthCheck,
-  HealthCheckService,
-  HealthIndicatorService,
-  TypeOrmHealthIndicator,
-} from '@nestjs/terminus';
-import { DataSource } from 'typeorm';
+import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { Public } from '../auth/public.decorator';
-import { Env } from '../config/env';
+import { DatabasePing } from './database-ping';
+import { DatabasePings } from './database-pings';
 import { ShutdownState } from './shutdown-state';
 
 /**
- * Probes for orchestrators (issue 4, item 1): public, and answered with terminus' own JSON
+ * Probes for orchestrators: public, and answered with terminus' own JSON
  * report, 200 or 503 — not problem details (see ProblemDetailsFilter).
  */
 // Probes and scrapes come every few seconds from every replica; they never spend a budget.
@@ -26,10 +20,8 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicator: HealthIndicatorService,
-    private readonly database: TypeOrmHealthIndicator,
     private readonly shutdown: ShutdownState,
-    private readonly config: ConfigService<Env, true>,
-    private readonly dataSource: DataSource,
+    private readonly databases: DatabasePings,
   ) {}
 
   /** The process is up and serving HTTP; never touches the database. */
@@ -43,31 +35,18 @@ export class HealthController {
   @Get('ready')
   @HealthCheck({ swaggerDocumentation: false })
   ready() {
-    const timeout = this.config.get('HEALTH_TIMEOUT_MS', { infer: true });
     return this.health.check([
       () => {
         const session = this.indicator.check('shutdown');
         return this.shutdown.isShuttingDown ? session.down('shutting down') : session.up();
       },
-      () => this.database.pingCheck('database', { timeout }),
-      ...this.replicaPools().map(
-        (pool, index) => () =>
-          this.indicator
-            .check(`replica-${index}`)
-            .attempt(async () => {
-              await pool.query('SELECT 1');
-            })
-            .withTimeout(timeout),
-      ),
+      ...this.databases.all.map((ping) => () => this.pingCheck(ping)),
     ]);
   }
 
-  // TypeORM's PostgresDriver keeps the replicas' pg Pools as `slaves` (the primary's is pinged
-  // above through the DataSource, whose plain queries go to the primary).
-  private replicaPools(): { query(sql: string): Promise<unknown> }[] {
-    const driver = this.dataSource.driver as {
-      slaves?: { query(sql: string): Promise<unknown> }[];
-    };
-    return driver.slaves ?? [];
+  private async pingCheck(ping: DatabasePing) {
+    const session = this.indicator.check(ping.name);
+    const { isUp, responseTime } = await ping.check();
+    return isUp ? session.up({ responseTime }) : session.down('not answering');
   }
 }

@@ -1,5 +1,4 @@
 import { NotFoundException } from '@nestjs/common';
-import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
 import {
   createSuiteDatabase,
@@ -9,10 +8,8 @@ import {
 import { insertLinks } from '../../test/support/fixtures';
 import { LINKS_BATCH_SIZE, LinksService } from './links.service';
 
-async function readJson(stream: Readable) {
-  let text = '';
-  for await (const chunk of stream) text += chunk;
-  return JSON.parse(text);
+async function readJson(json: string) {
+  return JSON.parse(json) as { data: { id: string }[]; meta: unknown };
 }
 
 describe('LinksService', () => {

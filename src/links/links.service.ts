@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { DatabaseReader } from '../database/database-reader';
 import { isoMicros } from '../database/printed-timestamp';
@@ -16,13 +15,16 @@ export class LinksService {
   constructor(private readonly database: DatabaseReader) {}
 
   /**
-   * The List Links response (CONTRACT §2) as a stream of JSON text, read in keyset batches and
-   * rendered without a Date per value (link-json.ts). The first batch is read before anything
-   * is sent, so a database outage is still a clean 503; `total` counts the rows actually sent.
+   * The List Links response (CONTRACT §2) as JSON text, read in keyset batches and rendered
+   * without a Date per value (link-json.ts). The whole body is built before anything is sent:
+   * its ETag is computed over the exact body and goes out in the headers, and a database
+   * failure on any batch is a clean 503 rather than a response cut short. The cost is memory
+   * in proportion to the body (about 100 bytes a link) while the request is in flight.
    */
-  async list(): Promise<Readable> {
-    const first = await this.batch();
-    return Readable.from(this.listChunks(first));
+  async list(): Promise<string> {
+    const chunks: string[] = [];
+    for await (const chunk of this.listChunks()) chunks.push(chunk);
+    return chunks.join('');
   }
 
   /** The JSON text of one link. */
@@ -33,9 +35,9 @@ export class LinksService {
     return linkJson(row);
   }
 
-  private async *listChunks(first: LinkColumns[]): AsyncGenerator<string> {
+  private async *listChunks(): AsyncGenerator<string> {
     yield '{"data":[';
-    let batch = first;
+    let batch = await this.batch();
     let total = 0;
     for (;;) {
       if (batch.length > 0) yield (total > 0 ? ',' : '') + batch.map(linkJson).join(',');

@@ -20,6 +20,7 @@ import { PoolMetrics } from './pool-metrics';
     PoolMetrics,
   ],
   controllers: [MetricsController],
-  exports: [HttpMetrics],
+  // The registry too, for modules that report their own state (the rate limiter's Redis).
+  exports: [HttpMetrics, Registry],
 })
 export class MetricsModule {}

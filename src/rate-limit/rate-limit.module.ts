@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
+import { Gauge, Registry } from 'prom-client';
 import { Env } from '../config/env';
+import { MetricsModule } from '../metrics/metrics.module';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { RATE_LIMIT_STORAGE } from './rate-limit.guard';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 
-/** Limits of issue 3: one window, in memory, or in Redis when REDIS_URL is set. */
+/** Rate limits: one window, counted in memory, or in Redis when REDIS_URL is set (in memory while it is down). */
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({
@@ -17,16 +19,23 @@ import { RedisThrottlerStorage } from './redis-throttler.storage';
         ],
       }),
     }),
+    MetricsModule,
   ],
   providers: [
     {
       provide: RATE_LIMIT_STORAGE,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<Env, true>) => {
+      inject: [ConfigService, Registry],
+      useFactory: (config: ConfigService<Env, true>, registry: Registry) => {
         const url = config.get('REDIS_URL', { infer: true });
-        return url
-          ? new RedisThrottlerStorage(url, config.get('REDIS_KEY_PREFIX'))
-          : new MemoryThrottlerStorage();
+        if (!url) return new MemoryThrottlerStorage();
+        const available = new Gauge({
+          name: 'rate_limit_redis_available',
+          help: '1 while rate limits are counted in Redis; 0 while each process counts alone',
+          registers: [registry],
+        });
+        return new RedisThrottlerStorage(url, config.get('REDIS_KEY_PREFIX'), (isAvailable) =>
+          available.set(isAvailable ? 1 : 0),
+        );
       },
     },
   ],

@@ -17,7 +17,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List every link, by createdAt then id (headers only)
+         * @description Answers like GET, with the same headers and no body.
+         */
+        head: operations["listLinksHead"];
         patch?: never;
         trace?: never;
     };
@@ -34,7 +38,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Get one link by id (headers only)
+         * @description Answers like GET, with the same headers and no body.
+         */
+        head: operations["getLinkHead"];
         patch?: never;
         trace?: never;
     };
@@ -51,7 +59,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List clients, filtered and paged, by createdAt then id (headers only)
+         * @description Answers like GET, with the same headers and no body.
+         */
+        head: operations["listClientsHead"];
         patch?: never;
         trace?: never;
     };
@@ -68,7 +80,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Get one client by id, soft-deleted or not (headers only)
+         * @description Answers like GET, with the same headers and no body.
+         */
+        head: operations["getClientHead"];
         patch?: never;
         trace?: never;
     };
@@ -229,6 +245,20 @@ export interface operations {
             /** @description Every link, with their number */
             200: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -254,9 +284,42 @@ export interface operations {
                     "application/json": components["schemas"]["LinksListResponse"];
                 };
             };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid query: `errors` names every offending parameter */
             400: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -286,6 +349,18 @@ export interface operations {
             /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
             401: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
@@ -307,6 +382,18 @@ export interface operations {
             /** @description Only GET and HEAD are allowed (see the Allow header) */
             405: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description The methods allowed */
                     Allow?: string;
                     [name: string]: unknown;
@@ -325,9 +412,59 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
             429: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -346,9 +483,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Unexpected error; the requestId finds it in the logs */
             500: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -368,6 +524,18 @@ export interface operations {
             /** @description The database is unavailable or too slow; retry after the Retry-After header */
             503: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -388,6 +556,214 @@ export interface operations {
             };
         };
     };
+    listLinksHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every link, with their number */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getLink: {
         parameters: {
             query?: never;
@@ -403,6 +779,20 @@ export interface operations {
             /** @description The link */
             200: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -416,9 +806,42 @@ export interface operations {
                     "application/json": components["schemas"]["LinkResponse"];
                 };
             };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid query: `errors` names every offending parameter */
             400: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -448,6 +871,18 @@ export interface operations {
             /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
             401: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
@@ -469,6 +904,18 @@ export interface operations {
             /** @description No resource has this id */
             404: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -488,6 +935,18 @@ export interface operations {
             /** @description Only GET and HEAD are allowed (see the Allow header) */
             405: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description The methods allowed */
                     Allow?: string;
                     [name: string]: unknown;
@@ -506,9 +965,59 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
             429: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -527,9 +1036,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Unexpected error; the requestId finds it in the logs */
             500: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -549,6 +1077,18 @@ export interface operations {
             /** @description The database is unavailable or too slow; retry after the Retry-After header */
             503: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -566,6 +1106,236 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
+            };
+        };
+    };
+    getLinkHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link id (opaque string) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No resource has this id */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -594,15 +1364,62 @@ export interface operations {
             /** @description A page by number (with totals), or the page after a cursor */
             200: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ClientsPageResponse"] | components["schemas"]["ClientsCursorPageResponse"];
                 };
             };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid query: `errors` names every offending parameter */
             400: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -632,6 +1449,18 @@ export interface operations {
             /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
             401: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
@@ -653,6 +1482,18 @@ export interface operations {
             /** @description Only GET and HEAD are allowed (see the Allow header) */
             405: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description The methods allowed */
                     Allow?: string;
                     [name: string]: unknown;
@@ -671,9 +1512,59 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
             429: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -692,9 +1583,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Unexpected error; the requestId finds it in the logs */
             500: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -714,6 +1624,18 @@ export interface operations {
             /** @description The database is unavailable or too slow; retry after the Retry-After header */
             503: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -734,6 +1656,227 @@ export interface operations {
             };
         };
     };
+    listClientsHead: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (decimal digits only) */
+                page?: number;
+                /** @description Items per page (decimal digits only) */
+                limit?: number;
+                /** @description Exact match on the link id; an unknown link gives an empty list */
+                linkId?: string;
+                /** @description Exact match on the soft-delete flag */
+                isDeleted?: boolean;
+                /** @description Exact match on the status */
+                status?: "new" | "connected";
+                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit). Cannot be combined with page (in "Try it out", clear page first). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page by number (with totals), or the page after a cursor */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getClient: {
         parameters: {
             query?: never;
@@ -749,6 +1892,20 @@ export interface operations {
             /** @description The client */
             200: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -765,9 +1922,42 @@ export interface operations {
                     "application/json": components["schemas"]["ClientResponse"];
                 };
             };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid query: `errors` names every offending parameter */
             400: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -797,6 +1987,18 @@ export interface operations {
             /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
             401: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
@@ -818,6 +2020,18 @@ export interface operations {
             /** @description No resource has this id */
             404: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -837,6 +2051,18 @@ export interface operations {
             /** @description Only GET and HEAD are allowed (see the Allow header) */
             405: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description The methods allowed */
                     Allow?: string;
                     [name: string]: unknown;
@@ -855,9 +2081,59 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
             429: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -876,9 +2152,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Unexpected error; the requestId finds it in the logs */
             500: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -898,6 +2193,18 @@ export interface operations {
             /** @description The database is unavailable or too slow; retry after the Retry-After header */
             503: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -915,6 +2222,236 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
+            };
+        };
+    };
+    getClientHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The client id (opaque string) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No resource has this id */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

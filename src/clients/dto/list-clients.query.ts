@@ -15,6 +15,7 @@ import {
 export const FILTERABLE_STATUSES = ['new', 'connected'] as const;
 export const MAX_PAGE = 2147483647;
 export const MAX_LIMIT = 1000;
+export const MAX_CURSOR_LENGTH = 2048;
 
 // CONTRACT §2: decimal digits only. Number() alone would accept '1e2', '0x10', ' 2' and '+2'.
 const digitsToNumber = ({ value }: TransformFnParams): unknown =>
@@ -95,10 +96,14 @@ export class ListClientsQuery {
     description:
       'Continue after the last item of an earlier response: its meta.nextCursor, with the same ' +
       'filters (any limit). Cannot be combined with page (in "Try it out", clear page first).',
+    minLength: 1,
+    maxLength: MAX_CURSOR_LENGTH,
+    example:
+      'WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA',
   })
   @IsOptional()
   @IsString(cursorRule)
-  @Length(1, 2048, cursorRule)
+  @Length(1, MAX_CURSOR_LENGTH, cursorRule)
   @NotCombinedWith('page')
   cursor?: string;
 }
