@@ -7,6 +7,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { compressionCost } from './compression.mjs';
+import { feedScenarios } from './feeds.mjs';
 import { overheadByLayer } from './layers.mjs';
 import { API_KEY, load, measure, rssMb } from './measure.mjs';
 import { build, createDatabase, freePort, root, runSql, startServer } from './support.mjs';
@@ -240,7 +241,19 @@ async function main() {
       ];
     }
 
-    const report = renderReport({ rows, overhead, linksMemory, loadSeconds, started, extra });
+    // The change feeds: a full walk of every client, then caught-up polling (bench/feeds.mjs).
+    const feeds = settings.only
+      ? ''
+      : await feedScenarios({
+          port: servers.ours.port,
+          pid: servers.ours.child.pid,
+          apiKey: API_KEY,
+          databaseUrl: database.url,
+          seconds: settings.seconds,
+          connections: settings.connections,
+          log,
+        });
+    const report = `${renderReport({ rows, overhead, linksMemory, loadSeconds, started, extra })}\n${feeds}`;
     console.log(`\n${report}`);
     if (!settings.only) {
       const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-');

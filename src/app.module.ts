@@ -2,7 +2,9 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
+import { ChangesModule } from './changes/changes.module';
 import { ClientsModule } from './clients/clients.module';
+import { CursorModule } from './common/cursor.module';
 import { ProblemDetailsFilter } from './common/problem-details.filter';
 import { StrictQueryPipe } from './common/strict-query.pipe';
 import { validateEnv } from './config/env';
@@ -36,12 +38,14 @@ export class AppModule {
       imports: [
         config,
         LoggingModule,
+        CursorModule,
         DatabaseModule,
         AuthModule,
         HealthModule,
         MetricsModule,
         LinksModule,
         ClientsModule,
+        ChangesModule,
       ],
     };
   }

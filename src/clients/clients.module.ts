@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DatabaseModule } from '../database/database.module';
 import { CountCache } from '../common/count-cache';
 import { Env } from '../config/env';
-import { ClientsCursorCodec } from './clients-cursor';
 import { ClientsController } from './clients.controller';
 import { ClientsService } from './clients.service';
 
@@ -18,18 +16,6 @@ import { ClientsService } from './clients.service';
       inject: [ConfigService],
       useFactory: (config: ConfigService<Env, true>) =>
         new CountCache(config.get('COUNT_CACHE_TTL_MS')),
-    },
-    {
-      // Every replica of a deployment shares DATABASE_URL, so a cursor issued by one is
-      // accepted by all; the key never leaves the process.
-      provide: ClientsCursorCodec,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<Env, true>) =>
-        new ClientsCursorCodec(
-          createHash('sha256')
-            .update(`clients-cursor\0${config.get('DATABASE_URL')}`)
-            .digest(),
-        ),
     },
   ],
 })

@@ -1,18 +1,13 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable, NotFoundException } from '@nestjs/common';
 import { CountCache } from '../common/count-cache';
 import { DatabaseReader } from '../database/database-reader';
 import { ListPosition } from '../database/list-order';
 import { isoMicros } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
-import { ClientsCursorCodec } from './clients-cursor';
+import { CursorCodec } from '../common/signed-cursor';
 import { ClientColumns, clientJson } from './client-json';
 import { ClientFilters, countQuery, getQuery, pageQuery } from './clients.sql';
-import { ListClientsQuery } from './dto/list-clients.query';
-
-const CURSOR_REASONS = {
-  malformed: 'is not a cursor issued by this service',
-  'other-filters': 'was issued for other filters; repeat the filters it came with',
-};
+import { ListClientsQuery, listClientsScope } from './dto/list-clients.query';
 
 interface Page {
   dataJson: string;
@@ -24,27 +19,24 @@ export class ClientsService {
   constructor(
     private readonly database: DatabaseReader,
     private readonly totals: CountCache,
-    private readonly cursors: ClientsCursorCodec,
+    private readonly cursors: CursorCodec,
   ) {}
 
   /** The JSON text of a List Clients response (CONTRACT §2). */
   async list(query: ListClientsQuery): Promise<string> {
-    const { limit, cursor } = query;
+    const { limit, after } = query;
     const filters: ClientFilters = {
       linkId: query.linkId,
       isDeleted: query.isDeleted,
       status: query.status,
     };
-    const filtersKey = JSON.stringify([filters.linkId, filters.isDeleted, filters.status]);
-    if (cursor !== undefined) {
-      const after = this.cursors.decode(cursor, filtersKey);
-      if (typeof after === 'string') {
-        throw new BadRequestException({
-          message: 'Invalid query parameters',
-          errors: [{ name: 'cursor', reason: CURSOR_REASONS[after] }],
-        });
-      }
-      const { dataJson, nextCursor } = await this.page(filters, filtersKey, limit, { after });
+    const filtersKey = listClientsScope(query);
+    // The validation pipe has verified the cursor against these filters.
+    if (after !== undefined) {
+      const position = { createdAt: after.timestamp, id: after.id };
+      const { dataJson, nextCursor } = await this.page(filters, filtersKey, limit, {
+        after: position,
+      });
       return `{"data":${dataJson},"meta":${JSON.stringify({ limit, nextCursor })}}`;
     }
     const page = query.page ?? 1;
@@ -80,7 +72,7 @@ export class ClientsService {
     const last = page[page.length - 1];
     const nextCursor =
       rows.length > limit
-        ? this.cursors.encode({ createdAt: isoMicros(last.createdAt), id: last.id }, filtersKey)
+        ? this.cursors.encode({ timestamp: isoMicros(last.createdAt), id: last.id }, filtersKey)
         : null;
     return { dataJson: `[${page.map(clientJson).join(',')}]`, nextCursor };
   }

@@ -13,7 +13,7 @@ export interface SqlQuery {
 }
 
 // Rendered as JSON by client-json.ts.
-const CLIENT_COLUMNS = `c.id, c.link_id AS "linkId", c.is_deleted AS "isDeleted", c.status,
+export const CLIENT_COLUMNS = `c.id, c.link_id AS "linkId", c.is_deleted AS "isDeleted", c.status,
   ${printedTimestamp('c.created_at')} AS "createdAt", ${printedTimestamp('c.updated_at')} AS "updatedAt"`;
 
 /** Collects bind parameters: every value reaches PostgreSQL as a parameter, never as SQL. */

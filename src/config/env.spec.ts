@@ -1,12 +1,18 @@
 import { validateDatabaseEnv, validateEnv } from './env';
 
-const VALID = { DATABASE_URL: 'postgres://u@localhost:5432/db', API_KEYS: 'k1' };
+const SECRET = 'cursor-secret-of-at-least-32-chars';
+const VALID = {
+  DATABASE_URL: 'postgres://u@localhost:5432/db',
+  API_KEYS: 'k1',
+  CURSOR_SECRET: SECRET,
+};
 
 describe('validateEnv', () => {
   it('applies the defaults of CONTRACT §5', () => {
     expect({ ...validateEnv(VALID) }).toEqual({
       DATABASE_URL: VALID.DATABASE_URL,
       API_KEYS: ['k1'],
+      CURSOR_SECRET: SECRET,
       PORT: 3000,
       COUNT_CACHE_TTL_MS: 2000,
       DATABASE_TIMEOUT_MS: 5000,
@@ -30,6 +36,7 @@ describe('validateEnv', () => {
     const env = validateEnv({
       ...VALID,
       PORT: '8080',
+      CURSOR_SECRET_PREVIOUS: 'previous-cursor-secret-32-chars-x',
       COUNT_CACHE_TTL_MS: '0',
       DATABASE_TIMEOUT_MS: '250',
       KEY_CACHE_TTL_MS: '500',
@@ -52,6 +59,8 @@ describe('validateEnv', () => {
     expect({ ...env }).toEqual({
       DATABASE_URL: VALID.DATABASE_URL,
       API_KEYS: ['k1'],
+      CURSOR_SECRET: SECRET,
+      CURSOR_SECRET_PREVIOUS: 'previous-cursor-secret-32-chars-x',
       PORT: 8080,
       COUNT_CACHE_TTL_MS: 0,
       DATABASE_TIMEOUT_MS: 250,
@@ -89,12 +98,14 @@ describe('validateEnv', () => {
   });
 
   it('lets the database be the only source of keys (CONTRACT §5)', () => {
-    expect(validateEnv({ DATABASE_URL: VALID.DATABASE_URL }).API_KEYS).toBeUndefined();
+    expect(
+      validateEnv({ DATABASE_URL: VALID.DATABASE_URL, CURSOR_SECRET: SECRET }).API_KEYS,
+    ).toBeUndefined();
   });
 
   it('names every missing variable in one message', () => {
     expect(() => validateEnv({})).toThrow(
-      'Invalid environment:\n  - API_KEYS is required (comma-separated API keys) unless DATABASE_URL holds managed keys\n  - DATABASE_URL is required',
+      'Invalid environment:\n  - API_KEYS is required (comma-separated API keys) unless DATABASE_URL holds managed keys\n  - CURSOR_SECRET is required (at least 32 characters)\n  - DATABASE_URL is required',
     );
   });
 
@@ -104,6 +115,8 @@ describe('validateEnv', () => {
     ['PORT', '-1', 'PORT must be an integer from 0 to 65535'],
     ['DATABASE_URL', 'mysql://x/y', 'DATABASE_URL must be a postgres:// URL'],
     ['API_KEYS', ' , ,', 'API_KEYS must list at least one key'],
+    ['CURSOR_SECRET', 'x'.repeat(31), 'CURSOR_SECRET must be at least 32 characters'],
+    ['CURSOR_SECRET_PREVIOUS', 'short', 'CURSOR_SECRET_PREVIOUS must be at least 32 characters'],
     ['API_KEYS', 'good,has space', 'API_KEYS keys must not contain whitespace'],
     [
       'KEY_CACHE_TTL_MS',

@@ -7,6 +7,7 @@ import {
   IsInt,
   IsOptional,
   Matches,
+  MinLength,
   Max,
   Min,
   ValidateBy,
@@ -76,6 +77,18 @@ export class Env extends DatabaseEnv {
   @ArrayNotEmpty({ message: 'API_KEYS must list at least one key' })
   @Matches(/^\S+$/, { each: true, message: 'API_KEYS keys must not contain whitespace' })
   API_KEYS?: string[];
+
+  // Signs cursors; its own secret, so rotating a database password keeps cursors valid.
+  @Expose()
+  @IsDefined({ message: 'CURSOR_SECRET is required (at least 32 characters)' })
+  @MinLength(32, { message: 'CURSOR_SECRET must be at least 32 characters' })
+  CURSOR_SECRET!: string;
+
+  // During a rotation: cursors signed with the previous secret are still accepted.
+  @Expose()
+  @IsOptional()
+  @MinLength(32, { message: 'CURSOR_SECRET_PREVIOUS must be at least 32 characters' })
+  CURSOR_SECRET_PREVIOUS?: string;
 
   @Expose()
   @Transform(parseInteger)

@@ -5,6 +5,7 @@ import { Link } from '../links/link.entity';
 import { CreateLinksAndClients1767225600000 } from './migrations/1767225600000-CreateLinksAndClients';
 import { CreateApiKeys1767312000000 } from './migrations/1767312000000-CreateApiKeys';
 import { CoverListQueries1767398400000 } from './migrations/1767398400000-CoverListQueries';
+import { StampChangesForFeeds1767484800000 } from './migrations/1767484800000-StampChangesForFeeds';
 import { withLibpqSslMode } from './ssl-mode';
 
 export interface DatabaseSettings {
@@ -41,6 +42,7 @@ export function dataSourceOptions({
       CreateLinksAndClients1767225600000,
       CreateApiKeys1767312000000,
       CoverListQueries1767398400000,
+      StampChangesForFeeds1767484800000,
     ],
     // Each migration in its own transaction, or none where it builds indexes concurrently.
     migrationsTransactionMode: 'each',

@@ -9,6 +9,11 @@ const MAX_PREPARED_STATEMENTS = 200;
 const unavailable = () =>
   new ServiceUnavailableException('The database is unavailable; retry later');
 
+export interface ReadOptions {
+  /** Read from the primary even when replicas are configured (what a replica lags on matters). */
+  primary?: boolean;
+}
+
 /** No SQLSTATE from the server (a socket or client timeout), or a connection-class one. */
 function isConnectionFailure(error: unknown): boolean {
   if (error === undefined) return false;
@@ -43,7 +48,7 @@ export class DatabaseReader {
    * given up on before it got a connection is not run; one already running still releases its
    * connection, and statement_timeout cuts it in the database.
    */
-  query<T>(text: string, params: unknown[]): Promise<T> {
+  query<T>(text: string, params: unknown[], { primary = false }: ReadOptions = {}): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     let expired = false;
     const deadline = new Promise<never>((_resolve, reject) => {
@@ -52,13 +57,18 @@ export class DatabaseReader {
         reject(unavailable());
       }, this.deadlineMs);
     });
-    const read = this.run<T>(text, params, () => expired);
+    const read = this.run<T>(text, params, primary, () => expired);
     return Promise.race([read, deadline]).finally(() => clearTimeout(timer));
   }
 
-  private async run<T>(text: string, params: unknown[], givenUp: () => boolean): Promise<T> {
-    const [connection, release] = await (this.dataSource.defaultReplicationModeForReads() ===
-    'slave'
+  private async run<T>(
+    text: string,
+    params: unknown[],
+    primary: boolean,
+    givenUp: () => boolean,
+  ): Promise<T> {
+    const [connection, release] = await (!primary &&
+    this.dataSource.defaultReplicationModeForReads() === 'slave'
       ? this.driver.obtainSlaveConnection()
       : this.driver.obtainMasterConnection());
     if (givenUp()) {

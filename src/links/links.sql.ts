@@ -2,7 +2,7 @@ import { printedTimestamp } from '../database/printed-timestamp';
 import { afterPosition, LIST_ORDER, ListPosition } from '../database/list-order';
 
 // Rendered as JSON by link-json.ts.
-const LINK_COLUMNS = `id, ${printedTimestamp('created_at')} AS "createdAt",
+export const LINK_COLUMNS = `id, ${printedTimestamp('created_at')} AS "createdAt",
   ${printedTimestamp('updated_at')} AS "updatedAt"`;
 
 export function linkQuery(id: string) {

@@ -48,6 +48,7 @@ describe('Graceful shutdown on SIGTERM', () => {
       NODE_ENV: 'production',
       DATABASE_URL: process.env.DATABASE_URL as string,
       API_KEYS: KEY,
+      CURSOR_SECRET: 'shutdown-cursor-secret-0123456789ab',
       PORT: '0',
       SHUTDOWN_DRAIN_DELAY_MS: String(DRAIN_MS),
       SHUTDOWN_TIMEOUT_MS: '15000',

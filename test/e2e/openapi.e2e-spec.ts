@@ -20,17 +20,21 @@ describe('OpenAPI document', () => {
   });
   afterAll(() => t.close());
 
-  it('describes the four operations, each as GET and HEAD, and nothing else', () => {
+  it('describes the six operations, each as GET and HEAD, and nothing else', () => {
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.entries(item as object).map(
         ([method, operation]) => `${method} ${path} ${operation.operationId}`,
       ),
     );
     expect(operations.sort()).toEqual([
+      'get /api/data/changes/clients clientChanges',
+      'get /api/data/changes/links linkChanges',
       'get /api/data/clients listClients',
       'get /api/data/clients/{id} getClient',
       'get /api/data/links listLinks',
       'get /api/data/links/{id} getLink',
+      'head /api/data/changes/clients clientChangesHead',
+      'head /api/data/changes/links linkChangesHead',
       'head /api/data/clients listClientsHead',
       'head /api/data/clients/{id} getClientHead',
       'head /api/data/links listLinksHead',

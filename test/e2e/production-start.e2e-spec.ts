@@ -33,6 +33,7 @@ describe('production start', () => {
     expect(failure.code).toBe(1);
     expect(failure.stderr).toContain('DATABASE_URL is required');
     expect(failure.stderr).toContain('API_KEYS is required');
+    expect(failure.stderr).toContain('CURSOR_SECRET is required');
     expect(failure.stderr).not.toMatch(/\n\s+at /); // one message, no stack trace
   });
 
@@ -61,6 +62,7 @@ describe('production start', () => {
       ...baseEnv,
       DATABASE_URL: databaseUrl.toString(),
       API_KEYS: key,
+      CURSOR_SECRET: 'prod-cursor-secret-0123456789abcdef',
       PORT: '0',
       SHUTDOWN_DRAIN_DELAY_MS: '100',
     };

@@ -86,6 +86,7 @@ describe('Container runtime stage, reproduced', () => {
       ...env,
       DATABASE_URL: databaseUrl.toString(),
       API_KEYS: key,
+      CURSOR_SECRET: 'runtime-cursor-secret-0123456789abc',
       PORT: '0',
       SHUTDOWN_DRAIN_DELAY_MS: '0',
     };

@@ -88,6 +88,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/data/changes/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Client changes, for keeping a mirror
+         * @description Rows ordered by updatedAt, then id (byte order); a row appears again each time it changes. Without cursor the feed starts at the beginning: a full copy, soft-deleted rows included. Rows are served only up to a safe point, so no change is ever skipped. Hard deletes are not reported.
+         */
+        get: operations["clientChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Client changes, for keeping a mirror (headers only)
+         * @description Answers like GET, with the same headers and no body.
+         */
+        head: operations["clientChangesHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/changes/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Link changes, for keeping a mirror
+         * @description Rows ordered by updatedAt, then id (byte order); a row appears again each time it changes. Without cursor the feed starts at the beginning: a full copy, soft-deleted rows included. Rows are served only up to a safe point, so no change is ever skipped. Hard deletes are not reported.
+         */
+        get: operations["linkChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Link changes, for keeping a mirror (headers only)
+         * @description Answers like GET, with the same headers and no body.
+         */
+        head: operations["linkChangesHead"];
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -223,6 +271,27 @@ export interface components {
             /** @description The rows after the cursor, by createdAt then id */
             data: components["schemas"]["ClientResponse"][];
             meta: components["schemas"]["ClientsCursorMeta"];
+        };
+        ChangesMeta: {
+            /** @example 100 */
+            limit: number;
+            /**
+             * @description Never null: the position after the last row returned, or this request’s own position when none was. Store it and poll with it.
+             * @example WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA
+             */
+            nextCursor: string;
+            /** @description true: the page was full, more rows are ready now; false: caught up */
+            hasMore: boolean;
+        };
+        ClientChangesResponse: {
+            /** @description Changed clients, by updatedAt then id */
+            data: components["schemas"]["ClientResponse"][];
+            meta: components["schemas"]["ChangesMeta"];
+        };
+        LinkChangesResponse: {
+            /** @description Changed links, by updatedAt then id */
+            data: components["schemas"]["LinkResponse"][];
+            meta: components["schemas"]["ChangesMeta"];
         };
     };
     responses: never;
@@ -2334,6 +2403,1089 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    clientChanges: {
+        parameters: {
+            query?: {
+                /** @description Rows per page (decimal digits only) */
+                limit?: number;
+                /** @description Only the clients of this link (exact match) */
+                linkId?: string;
+                /** @description Continue after the position of an earlier response: its meta.nextCursor, from the same feed with the same filter. Omitted, the feed starts at the beginning (a full copy). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after the cursor */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "client-00011",
+                     *           "linkId": "link-38",
+                     *           "isDeleted": true,
+                     *           "status": "connected",
+                     *           "createdAt": "2026-02-01T00:03:00.000Z",
+                     *           "updatedAt": "2026-02-05T00:03:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "limit": 100,
+                     *         "nextCursor": "WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA",
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClientChangesResponse"];
+                };
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query parameters",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e",
+                     *       "errors": [
+                     *         {
+                     *           "name": "limit",
+                     *           "reason": "must be an integer from 1 to 1000"
+                     *         },
+                     *         {
+                     *           "name": "stauts",
+                     *           "reason": "is not a known parameter"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: Authorization: Bearer <key>",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Method Not Allowed",
+                     *       "status": 405,
+                     *       "detail": "This resource is read-only; use GET or HEAD",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limit exceeded; retry after the seconds in Retry-After",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred; it has been logged",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry later",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    clientChangesHead: {
+        parameters: {
+            query?: {
+                /** @description Rows per page (decimal digits only) */
+                limit?: number;
+                /** @description Only the clients of this link (exact match) */
+                linkId?: string;
+                /** @description Continue after the position of an earlier response: its meta.nextCursor, from the same feed with the same filter. Omitted, the feed starts at the beginning (a full copy). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after the cursor */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    linkChanges: {
+        parameters: {
+            query?: {
+                /** @description Rows per page (decimal digits only) */
+                limit?: number;
+                /** @description Continue after the position of an earlier response: its meta.nextCursor, from the same feed with the same filter. Omitted, the feed starts at the beginning (a full copy). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after the cursor */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "link-01",
+                     *           "createdAt": "2026-01-01T01:00:00.000Z",
+                     *           "updatedAt": "2026-01-01T01:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "limit": 100,
+                     *         "nextCursor": "WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA",
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkChangesResponse"];
+                };
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query parameters",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e",
+                     *       "errors": [
+                     *         {
+                     *           "name": "limit",
+                     *           "reason": "must be an integer from 1 to 1000"
+                     *         },
+                     *         {
+                     *           "name": "stauts",
+                     *           "reason": "is not a known parameter"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: Authorization: Bearer <key>",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Method Not Allowed",
+                     *       "status": 405,
+                     *       "detail": "This resource is read-only; use GET or HEAD",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limit exceeded; retry after the seconds in Retry-After",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred; it has been logged",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry later",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    linkChangesHead: {
+        parameters: {
+            query?: {
+                /** @description Rows per page (decimal digits only) */
+                limit?: number;
+                /** @description Continue after the position of an earlier response: its meta.nextCursor, from the same feed with the same filter. Omitted, the feed starts at the beginning (a full copy). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after the cursor */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
