@@ -4,7 +4,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -90,11 +90,22 @@ export function startServer(script, env, port, nodeArgs = []) {
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // Ready once the port accepts a connection: a server run with LOG_LEVEL=warn prints no
+  // "listening on" line. stdout is still drained so a chatty server never blocks on it.
+  child.stdout.resume();
   const ready = new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      if (/listening on/.test(chunk.toString())) resolve();
+    let exited = false;
+    child.once('exit', (code) => {
+      exited = true;
+      reject(new Error(`${script} exited with ${code}`));
     });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    const probe = () => {
+      if (exited) return;
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve()));
+      socket.once('error', () => setTimeout(probe, 100));
+    };
+    probe();
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return { child, ready, exited, port };
