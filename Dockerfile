@@ -23,4 +23,4 @@ COPY --from=build /app/dist ./dist
 # Files stay root-owned, so the app cannot rewrite its own code.
 USER node
 EXPOSE 3000
-CMD ["node", "dist/main.js"]
+CMD ["node", "dist/entry/main.js"]

@@ -132,7 +132,7 @@ async function main() {
     log(`loaded in ${loadSeconds.toFixed(1)} s`);
 
     const env = { DATABASE_URL: database.url, API_KEYS: API_KEY };
-    const ours = startServer('dist/main.js', env, await freePort());
+    const ours = startServer('dist/entry/main.js', env, await freePort());
     const reference = startServer('bench/reference-server.mjs', env, await freePort());
     servers.push(ours, reference);
     const startedAt = Date.now();
@@ -229,7 +229,7 @@ async function main() {
 async function profileLayers(env, paths) {
   const directory = mkdtempSync(join(tmpdir(), 'links-clients-profile-'));
   const server = startServer(
-    'dist/main.js',
+    'dist/entry/main.js',
     { ...env, SHUTDOWN_DRAIN_DELAY_MS: '0' },
     await freePort(),
     ['--cpu-prof', `--cpu-prof-dir=${directory}`],

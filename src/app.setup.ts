@@ -5,13 +5,13 @@ import { Server } from 'node:http';
 import { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
-import { parseQuery } from './common/parse-query';
-import { requestIdMiddleware } from './common/request-id.middleware';
-import { requestSizeMiddleware } from './common/request-size.middleware';
+import { parseQuery } from './http/parse-query';
+import { requestIdMiddleware } from './http/request-id.middleware';
+import { requestSizeMiddleware } from './http/request-size.middleware';
 import { Env } from './config/env';
 import { ShutdownState } from './health/shutdown-state';
 import { HttpMetrics } from './metrics/http-metrics';
-import { setUpOpenApi } from './openapi';
+import { setUpOpenApi } from './http/openapi';
 
 // The API reads nothing from request bodies, so none is parsed (CONTRACT §4: no key in a body).
 // Logs written while the app is built wait for the structured logger (issue 4).

@@ -2,8 +2,8 @@ import { ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { Request, Response } from 'express';
-import { ApiCaller } from './api-key-verifier';
-import { bearerKeyOf } from './bearer-key';
+import { ApiCaller } from '../api-keys/api-key-verifier';
+import { bearerKeyOf } from '../api-keys/bearer-key';
 import { IS_PUBLIC } from './public.decorator';
 
 /** What the bearer strategy is shown of a request. */

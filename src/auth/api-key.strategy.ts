@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-http-bearer';
 import { BearerOnlyRequest } from './api-key.guard';
-import { ApiCaller, ApiKeyVerifier } from './api-key-verifier';
+import { ApiCaller, ApiKeyVerifier } from '../api-keys/api-key-verifier';
 
 @Injectable()
 export class ApiKeyStrategy extends PassportStrategy(Strategy, 'bearer') {

@@ -9,8 +9,8 @@ import { RateLimitGuard } from '../rate-limit/rate-limit.guard';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeyStrategy } from './api-key.strategy';
-import { ApiKeyVerifier } from './api-key-verifier';
-import { ApiKeys } from './api-keys';
+import { ApiKeyVerifier } from '../api-keys/api-key-verifier';
+import { ApiKeys } from '../api-keys/environment-keys';
 
 @Module({
   imports: [PassportModule, RateLimitModule],

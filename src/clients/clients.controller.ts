@@ -16,8 +16,8 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ApiErrorResponses } from '../common/api-error-responses.decorator';
-import { NoQueryParams } from '../common/no-query-params';
+import { ApiErrorResponses } from '../http/api-error-responses.decorator';
+import { NoQueryParams } from '../http/no-query-params';
 import { ClientsService } from './clients.service';
 import { ClientResponse } from './dto/client.response';
 import { CLIENT_EXAMPLE, CLIENTS_PAGE_EXAMPLES } from './dto/clients.examples';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DatabaseModule } from '../database/database.module';
-import { CountCache } from '../common/count-cache';
+import { CountCache } from './count-cache';
 import { Env } from '../config/env';
 import { ClientsCursorCodec } from './clients-cursor';
 import { ClientsController } from './clients.controller';

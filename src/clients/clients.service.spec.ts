@@ -6,7 +6,7 @@ import {
   dropSuiteDatabase,
 } from '../../test/support/database';
 import { insertClients, insertLinks } from '../../test/support/fixtures';
-import { CountCache } from '../common/count-cache';
+import { CountCache } from './count-cache';
 import { DatabaseReader } from '../database/database-reader';
 import { ClientsCursorCodec } from './clients-cursor';
 import { ClientsService } from './clients.service';

@@ -1,5 +1,5 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import { CountCache } from '../common/count-cache';
+import { CountCache } from './count-cache';
 import { DatabaseReader } from '../database/database-reader';
 import { ListPosition } from '../database/list-order';
 import { isoMicros } from '../database/printed-timestamp';

@@ -15,8 +15,8 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { ApiErrorResponses } from '../common/api-error-responses.decorator';
-import { NoQueryParams } from '../common/no-query-params';
+import { ApiErrorResponses } from '../http/api-error-responses.decorator';
+import { NoQueryParams } from '../http/no-query-params';
 import { LinkResponse } from './dto/link.response';
 import { LINK_EXAMPLE, LINKS_LIST_EXAMPLE } from './dto/links.examples';
 import { LinksListResponse } from './dto/links-list.response';

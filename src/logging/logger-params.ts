@@ -3,7 +3,7 @@ import { Request, Response } from 'express';
 import { Params } from 'nestjs-pino';
 import { DestinationStream, Level } from 'pino';
 import { Options } from 'pino-http';
-import { assignRequestId } from '../common/request-id.middleware';
+import { assignRequestId } from '../http/request-id.middleware';
 import { LogFormat, LogLevel } from '../config/env';
 import { secretMask } from './secret-mask';
 

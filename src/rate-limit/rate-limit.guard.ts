@@ -13,8 +13,8 @@ import {
 } from '@nestjs/throttler';
 import { Inject } from '@nestjs/common';
 import { Request, Response } from 'express';
-import { ApiKeyVerifier } from '../auth/api-key-verifier';
-import { bearerKeyOf } from '../auth/bearer-key';
+import { ApiKeyVerifier } from '../api-keys/api-key-verifier';
+import { bearerKeyOf } from '../api-keys/bearer-key';
 import { Env } from '../config/env';
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');

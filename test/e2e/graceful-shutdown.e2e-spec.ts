@@ -40,7 +40,7 @@ describe('Graceful shutdown on SIGTERM', () => {
     outDir = await compileApp();
     dataSource = await createSuiteDatabase();
     await insertLinks(dataSource, [{ id: 'link-1' }, { id: 'link-2' }]);
-    api = await startCompiledApi(join(outDir, 'main.js'), {
+    api = await startCompiledApi(join(outDir, 'entry/main.js'), {
       PATH: process.env.PATH as string,
       NODE_ENV: 'production',
       DATABASE_URL: process.env.DATABASE_URL as string,

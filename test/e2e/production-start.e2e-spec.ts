@@ -21,7 +21,7 @@ describe('production start', () => {
   });
 
   it('refuses to boot without its configuration, naming each variable', async () => {
-    const failure = await run('node', [join(outDir, 'main.js')], { env: baseEnv }).catch(
+    const failure = await run('node', [join(outDir, 'entry/main.js')], { env: baseEnv }).catch(
       (error) => error,
     );
     expect(failure.code).toBe(1);
@@ -40,12 +40,12 @@ describe('production start', () => {
     };
     const migrate = await run(
       'node_modules/.bin/typeorm',
-      ['migration:run', '-d', join(outDir, 'database/migration.data-source.js')],
+      ['migration:run', '-d', join(outDir, 'entry/migration.data-source.js')],
       { env },
     );
     expect(migrate.stdout).toContain('CreateLinksAndClients1767225600000');
 
-    const api = await startCompiledApi(join(outDir, 'main.js'), env);
+    const api = await startCompiledApi(join(outDir, 'entry/main.js'), env);
     try {
       const res = await fetch(`${api.url}/api/data/clients`, {
         headers: { Authorization: 'Bearer prod-key' },

@@ -5,7 +5,7 @@ import { compileApp, onTestServer, run, startCompiledApi } from '../support/comp
 
 // No Docker engine runs here, so this replays the Dockerfile's runtime stage in a directory
 // outside the project (issue 4, item 5): a production-only install, the compiled dist/, the
-// migration CLI and `node dist/main.js` must work with nothing else around them.
+// migration CLI and `node dist/entry/main.js` must work with nothing else around them.
 describe('Container runtime stage, reproduced', () => {
   const dockerfile = readFileSync('Dockerfile', 'utf8');
   const runtimeStage = dockerfile.slice(dockerfile.search(/^FROM \S+ AS runtime$/m));
@@ -35,7 +35,7 @@ describe('Container runtime stage, reproduced', () => {
       'COPY --from=build /app/dist ./dist',
       'USER node',
       'EXPOSE 3000',
-      'CMD ["node", "dist/main.js"]',
+      'CMD ["node", "dist/entry/main.js"]',
     ]);
   });
 
@@ -68,13 +68,13 @@ describe('Container runtime stage, reproduced', () => {
         'node_modules/typeorm/cli.js',
         'migration:run',
         '-d',
-        'dist/database/migration.data-source.js',
+        'dist/entry/migration.data-source.js',
       ],
       { cwd: appDir, env: appEnv },
     );
     expect(migrate.stdout).toContain('CreateLinksAndClients1767225600000');
 
-    const api = await startCompiledApi('dist/main.js', appEnv, appDir);
+    const api = await startCompiledApi('dist/entry/main.js', appEnv, appDir);
     try {
       const res = await fetch(`${api.url}/api/data/links`, {
         headers: { Authorization: 'Bearer runtime-key' },

@@ -1,7 +1,7 @@
 import { DatabaseApiKeys } from '../api-keys/database-api-keys';
 import { LastUsedRecorder } from '../api-keys/last-used-recorder';
 import { ApiKeyVerifier } from './api-key-verifier';
-import { ApiKeys } from './api-keys';
+import { ApiKeys } from './environment-keys';
 
 describe('ApiKeyVerifier.verifyRequest', () => {
   const databaseKeys = { find: jest.fn(async () => ({ id: 'key-row-1' })) };

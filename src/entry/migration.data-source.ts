@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { validateDatabaseEnv } from '../config/env';
-import { dataSourceOptions } from './data-source';
+import { dataSourceOptions } from '../database/data-source';
 
 // Entry point for the TypeORM CLI (`npm run migration:run`); the app never imports this file.
 const env = validateDatabaseEnv(process.env);

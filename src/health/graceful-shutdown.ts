@@ -2,8 +2,8 @@ import { INestApplication, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Server } from 'node:http';
 import { Server as NetServer } from 'node:net';
-import { Env } from './config/env';
-import { ShutdownState } from './health/shutdown-state';
+import { Env } from '../config/env';
+import { ShutdownState } from './shutdown-state';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // After the last in-flight request, a short wait for requests on connections accepted just

@@ -1,4 +1,4 @@
-import { ApiKeys } from './api-keys';
+import { ApiKeys } from './environment-keys';
 
 describe('ApiKeys', () => {
   const keys = new ApiKeys(['first-key', 'second-key', 'ünï-key']);

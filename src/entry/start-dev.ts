@@ -3,10 +3,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { validateDatabaseEnv } from '../config/env';
 import { dataSourceOptions } from '../database/data-source';
-import { EmbeddedDatabase, startEmbeddedDatabase } from './embedded-database';
-import { shutDownGracefully } from '../graceful-shutdown';
+import { EmbeddedDatabase, startEmbeddedDatabase } from '../dev/embedded-database';
+import { shutDownGracefully } from '../health/graceful-shutdown';
 import { startApi } from '../start-api';
-import { seedDemoData } from './seed-demo-data';
+import { seedDemoData } from '../dev/seed-demo-data';
 
 const DATA_DIR = '.data';
 

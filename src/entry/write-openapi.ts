@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { AppModule } from './app.module';
-import { buildOpenApiDocument } from './openapi';
+import { AppModule } from '../app.module';
+import { buildOpenApiDocument } from '../http/openapi';
 
 export const OPENAPI_FILE = 'openapi.json';
 

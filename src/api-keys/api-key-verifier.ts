@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { DatabaseApiKeys } from '../api-keys/database-api-keys';
 import { LastUsedRecorder } from '../api-keys/last-used-recorder';
-import { ApiKeys } from './api-keys';
+import { ApiKeys } from './environment-keys';
 
 export interface ApiCaller {
   authenticatedBy: 'api-key';

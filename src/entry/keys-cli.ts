@@ -2,9 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { validateDatabaseEnv } from '../config/env';
 import { dataSourceOptions } from '../database/data-source';
-import { ApiKeyCommands } from './api-key-commands';
-import { ApiKey } from './api-key.entity';
-import { parseDuration } from './duration';
+import { ApiKeyCommands } from '../api-keys/api-key-commands';
+import { ApiKey } from '../api-keys/api-key.entity';
+import { parseDuration } from '../api-keys/duration';
 
 const USAGE = `Usage:
   npm run keys -- create --name <name> [--expires-in <n>(m|h|d|w)]   prints the new key once
