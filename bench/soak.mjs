@@ -59,7 +59,11 @@ async function main() {
       'VACUUM ANALYZE',
     );
     const port = await freePort();
-    const api = startServer('dist/entry/main.js', { DATABASE_URL: db.url, API_KEYS: API_KEY }, port);
+    const api = startServer(
+      'dist/entry/main.js',
+      { DATABASE_URL: db.url, API_KEYS: API_KEY },
+      port,
+    );
     server = api.child;
     await api.ready;
     const samples = [];

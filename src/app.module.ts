@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
 import { ClientsModule } from './clients/clients.module';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
@@ -11,11 +12,17 @@ import { HealthModule } from './health/health.module';
 import { LinksModule } from './links/links.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 
+// Every global guard, pipe and filter, in one place.
 @Module({
   providers: [
     { provide: APP_FILTER, useClass: ProblemDetailsFilter },
     { provide: APP_PIPE, useClass: StrictQueryPipe },
+    // Guards run in this order: the rate limit first, so failed keys are throttled too.
+    { provide: APP_GUARD, useClass: RateLimitGuard },
+    { provide: APP_GUARD, useClass: ApiKeyGuard },
   ],
 })
 export class AppModule {
@@ -37,6 +44,7 @@ export class AppModule {
         config,
         LoggingModule,
         DatabaseModule,
+        RateLimitModule,
         AuthModule,
         HealthModule,
         MetricsModule,

@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseModule } from '../database/database.module';
 import { CountCache } from './count-cache';
 import { Env } from '../config/env';
 import { ClientsCursorCodec } from './clients-cursor';
+import { Client } from './client.entity';
 import { ClientsController } from './clients.controller';
 import { ClientsService } from './clients.service';
 
 @Module({
-  imports: [DatabaseModule],
+  imports: [DatabaseModule, TypeOrmModule.forFeature([Client])],
   controllers: [ClientsController],
   providers: [
     ClientsService,

@@ -1,7 +1,4 @@
 import { DataSourceOptions } from 'typeorm';
-import { ApiKey } from '../api-keys/api-key.entity';
-import { Client } from '../clients/client.entity';
-import { Link } from '../links/link.entity';
 import { CreateLinksAndClients1767225600000 } from './migrations/1767225600000-CreateLinksAndClients';
 import { CreateApiKeys1767312000000 } from './migrations/1767312000000-CreateApiKeys';
 import { CoverListQueries1767398400000 } from './migrations/1767398400000-CoverListQueries';
@@ -13,7 +10,11 @@ export interface DatabaseSettings {
   replicaUrls?: string[];
 }
 
-/** One definition of the connection, shared by the app and the migration CLI. */
+/**
+ * One definition of the connection, shared by the app and the command-line tools. Entities are
+ * not listed here: each resource module registers its own (TypeOrmModule.forFeature), and the
+ * data sources built outside the app add src/entities.ts.
+ */
 export function dataSourceOptions({
   url,
   timeoutMs,
@@ -30,7 +31,6 @@ export function dataSourceOptions({
           },
         }
       : { url }),
-    entities: [Link, Client, ApiKey],
     migrations: [
       CreateLinksAndClients1767225600000,
       CreateApiKeys1767312000000,

@@ -15,6 +15,7 @@ import { DatabaseReader } from './database-reader';
           timeoutMs: config.get('DATABASE_TIMEOUT_MS'),
           replicaUrls: config.get('DATABASE_REPLICA_URLS'),
         }),
+        autoLoadEntities: true,
         retryAttempts: 5,
         retryDelay: 1000,
       }),

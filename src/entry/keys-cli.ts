@@ -5,6 +5,7 @@ import { dataSourceOptions } from '../database/data-source';
 import { ApiKeyCommands } from '../api-keys/api-key-commands';
 import { ApiKey } from '../api-keys/api-key.entity';
 import { parseDuration } from '../api-keys/duration';
+import { ENTITIES } from '../entities';
 
 const USAGE = `Usage:
   npm run keys -- create --name <name> [--expires-in <n>(m|h|d|w)]   prints the new key once
@@ -103,9 +104,10 @@ async function withDatabase(work: (keys: ApiKeyCommands) => Promise<void>): Prom
     stopEmbedded = embedded.stop;
   }
   const env = validateDatabaseEnv(process.env);
-  const dataSource = new DataSource(
-    dataSourceOptions({ url: env.DATABASE_URL, timeoutMs: env.DATABASE_TIMEOUT_MS }),
-  );
+  const dataSource = new DataSource({
+    ...dataSourceOptions({ url: env.DATABASE_URL, timeoutMs: env.DATABASE_TIMEOUT_MS }),
+    entities: ENTITIES,
+  });
   try {
     await dataSource.initialize();
     if (stopEmbedded) await dataSource.runMigrations({ transaction: 'each' });

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { Env } from '../config/env';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { RATE_LIMIT_STORAGE } from './rate-limit.guard';
@@ -9,6 +10,7 @@ import { RedisThrottlerStorage } from './redis-throttler.storage';
 /** Limits of issue 3: one window, in memory, or in Redis when REDIS_URL is set. */
 @Module({
   imports: [
+    ApiKeysModule,
     ThrottlerModule.forRootAsync({
       inject: [ConfigService],
       useFactory: (config: ConfigService<Env, true>) => ({
@@ -30,6 +32,6 @@ import { RedisThrottlerStorage } from './redis-throttler.storage';
       },
     },
   ],
-  exports: [ThrottlerModule, RATE_LIMIT_STORAGE],
+  exports: [ThrottlerModule, RATE_LIMIT_STORAGE, ApiKeysModule],
 })
 export class RateLimitModule {}

@@ -64,12 +64,7 @@ describe('Container runtime stage, reproduced', () => {
     // The command docker-compose's one-shot migration service runs.
     const migrate = await run(
       'node',
-      [
-        'node_modules/typeorm/cli.js',
-        'migration:run',
-        '-d',
-        'dist/entry/migration.data-source.js',
-      ],
+      ['node_modules/typeorm/cli.js', 'migration:run', '-d', 'dist/entry/migration.data-source.js'],
       { cwd: appDir, env: appEnv },
     );
     expect(migrate.stdout).toContain('CreateLinksAndClients1767225600000');

@@ -4,6 +4,7 @@ import { DatabaseReader } from '../../src/database/database-reader';
 import { Client as PgClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source';
+import { ENTITIES } from '../../src/entities';
 
 function databaseName(): string {
   return new URL(process.env.DATABASE_URL as string).pathname.slice(1);
@@ -22,9 +23,10 @@ async function onServer(sql: string): Promise<void> {
 /** Creates this suite's database and applies the real migrations; returns a DataSource to it. */
 export async function createSuiteDatabase(): Promise<DataSource> {
   await onServer(`CREATE DATABASE "${databaseName()}"`);
-  const dataSource = new DataSource(
-    dataSourceOptions({ url: process.env.DATABASE_URL as string, timeoutMs: 10000 }),
-  );
+  const dataSource = new DataSource({
+    ...dataSourceOptions({ url: process.env.DATABASE_URL as string, timeoutMs: 10000 }),
+    entities: ENTITIES,
+  });
   await dataSource.initialize();
   await dataSource.runMigrations();
   return dataSource;
