@@ -1,9 +1,13 @@
-import { DatabaseApiKeys } from '../api-keys/database-api-keys';
-import { LastUsedRecorder } from '../api-keys/last-used-recorder';
+import { Request } from 'express';
 import { ApiKeyVerifier } from './api-key-verifier';
+import { DatabaseApiKeys } from './database-api-keys';
 import { ApiKeys } from './environment-keys';
+import { LastUsedRecorder } from './last-used-recorder';
 
-describe('ApiKeyVerifier.verifyRequest', () => {
+const withKey = (key?: string) =>
+  ({ headers: key === undefined ? {} : { authorization: `Bearer ${key}` } }) as Request;
+
+describe('ApiKeyVerifier.callerOf', () => {
   const databaseKeys = { find: jest.fn(async () => ({ id: 'key-row-1' })) };
   const lastUsed = { note: jest.fn() };
   const verifier = new ApiKeyVerifier(
@@ -11,13 +15,11 @@ describe('ApiKeyVerifier.verifyRequest', () => {
     databaseKeys as unknown as DatabaseApiKeys,
     lastUsed as unknown as LastUsedRecorder,
   );
+  beforeEach(() => jest.clearAllMocks());
 
-  it('verifies a request once, however many guards ask', async () => {
-    const request = {};
-    const answers = await Promise.all([
-      verifier.verifyRequest(request, 'lcapi_stored'),
-      verifier.verifyRequest(request, 'lcapi_stored'),
-    ]);
+  it('looks a request up once, however many guards ask', async () => {
+    const request = withKey('lcapi_stored');
+    const answers = await Promise.all([verifier.callerOf(request), verifier.callerOf(request)]);
     expect(answers).toEqual([
       { authenticatedBy: 'api-key', keyId: 'key-row-1' },
       { authenticatedBy: 'api-key', keyId: 'key-row-1' },
@@ -26,12 +28,17 @@ describe('ApiKeyVerifier.verifyRequest', () => {
     expect(lastUsed.note).toHaveBeenCalledTimes(1);
   });
 
-  it('verifies each request on its own', async () => {
-    await expect(verifier.verifyRequest({}, 'env-key')).resolves.toEqual({
+  it('looks each request up on its own', async () => {
+    await expect(verifier.callerOf(withKey('env-key'))).resolves.toEqual({
       authenticatedBy: 'api-key',
       keyId: 'env-1',
     });
     databaseKeys.find.mockResolvedValueOnce(undefined as never);
-    await expect(verifier.verifyRequest({}, 'wrong')).resolves.toBe(false);
+    await expect(verifier.callerOf(withKey('wrong'))).resolves.toBe(false);
+  });
+
+  it('answers false without a lookup when no bearer key was sent', async () => {
+    await expect(verifier.callerOf(withKey())).resolves.toBe(false);
+    expect(databaseKeys.find).not.toHaveBeenCalled();
   });
 });

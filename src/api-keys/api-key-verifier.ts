@@ -1,7 +1,10 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { DatabaseApiKeys } from '../api-keys/database-api-keys';
-import { LastUsedRecorder } from '../api-keys/last-used-recorder';
+import { Request } from 'express';
+import { bearerKeyOf } from './bearer-key';
+import { DatabaseApiKeys } from './database-api-keys';
 import { ApiKeys } from './environment-keys';
+import { LastUsedRecorder } from './last-used-recorder';
+import { withMigrationHint } from './missing-table';
 
 export interface ApiCaller {
   authenticatedBy: 'api-key';
@@ -9,28 +12,28 @@ export interface ApiCaller {
   keyId: string;
 }
 
-/** The two sources of keys (CONTRACT §4): API_KEYS, then active keys in the database. */
+/** The two sources of keys (docs/api.md, Authentication): API_KEYS, then the database. */
 @Injectable()
 export class ApiKeyVerifier implements OnApplicationBootstrap {
+  // The rate limit (which budget) and authentication (allowed or not) both ask who the
+  // caller is; a request's key is looked up once, whoever asks first.
+  private readonly callers = new WeakMap<Request, Promise<ApiCaller | false>>();
+
   constructor(
     private readonly environmentKeys: ApiKeys,
     private readonly databaseKeys: DatabaseApiKeys,
     private readonly lastUsed: LastUsedRecorder,
   ) {}
 
-  private readonly verified = new WeakMap<object, Promise<ApiCaller | false>>();
-
-  /**
-   * verify() once per request: the rate limit (which budget) and authentication (allowed or
-   * not) both need the answer, for the key in that request's Authorization header.
-   */
-  verifyRequest(request: object, key: string): Promise<ApiCaller | false> {
-    let answer = this.verified.get(request);
-    if (!answer) {
-      answer = this.verify(key);
-      this.verified.set(request, answer);
+  /** Who the request's Authorization header names, or false (no key, or not a valid one). */
+  callerOf(request: Request): Promise<ApiCaller | false> {
+    let caller = this.callers.get(request);
+    if (!caller) {
+      const key = bearerKeyOf(request);
+      caller = key === undefined ? Promise.resolve(false as const) : this.verify(key);
+      this.callers.set(request, caller);
     }
-    return answer;
+    return caller;
   }
 
   async verify(key: string): Promise<ApiCaller | false> {
@@ -43,22 +46,12 @@ export class ApiKeyVerifier implements OnApplicationBootstrap {
   }
 
   /**
-   * CONTRACT §5: refuse to start when every source of keys is missing. The database counts
-   * as a source when it holds an active key; reading it now also warms the cache and fails
-   * the start clearly when the api_keys migration has not been run.
+   * Refuses to start when every source of keys is missing. The database counts as a source
+   * when it holds an active key; reading it now also warms the cache and fails the start
+   * clearly when the api_keys migration has not been run.
    */
   async onApplicationBootstrap(): Promise<void> {
-    let count: number;
-    try {
-      count = await this.databaseKeys.count();
-    } catch (error) {
-      if ((error as { driverError?: { code?: string } }).driverError?.code === '42P01') {
-        throw new Error('The api_keys table is missing: run `npm run migration:run` first', {
-          cause: error,
-        });
-      }
-      throw error;
-    }
+    const count = await withMigrationHint(() => this.databaseKeys.count());
     if (count === 0 && this.environmentKeys.size === 0) {
       throw new Error(
         'No API keys: set API_KEYS, or create a key with `npm run keys -- create --name <name>`',

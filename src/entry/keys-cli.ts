@@ -1,11 +1,9 @@
-import { mkdirSync } from 'node:fs';
-import { DataSource } from 'typeorm';
-import { validateDatabaseEnv } from '../config/env';
-import { dataSourceOptions } from '../database/data-source';
+import { parseArgs, ParseArgsConfig } from 'node:util';
 import { ApiKeyCommands } from '../api-keys/api-key-commands';
 import { ApiKey } from '../api-keys/api-key.entity';
 import { parseDuration } from '../api-keys/duration';
-import { ENTITIES } from '../entities';
+import { withMigrationHint } from '../api-keys/missing-table';
+import { standaloneDataSource } from '../standalone-data-source';
 
 const USAGE = `Usage:
   npm run keys -- create --name <name> [--expires-in <n>(m|h|d|w)]   prints the new key once
@@ -15,7 +13,7 @@ Uses DATABASE_URL, or the embedded development database (.data/postgres) when it
 
 class UsageError extends Error {}
 
-/** `npm run keys`: issue, list and revoke the API keys kept in the database (issue 3). */
+/** `npm run keys`: issue, list and revoke the API keys kept in the database. */
 async function main(args: string[]): Promise<void> {
   const [command, ...rest] = args;
   const run = {
@@ -28,10 +26,10 @@ async function main(args: string[]): Promise<void> {
 }
 
 async function create(args: string[]): Promise<void> {
-  const options = parseOptions(args, ['--name', '--expires-in']);
-  const name = options['--name']?.trim();
+  const { values } = parse(args, { name: { type: 'string' }, 'expires-in': { type: 'string' } });
+  const name = (values.name as string | undefined)?.trim();
   if (!name) throw new UsageError('create needs --name <name>');
-  const expiresIn = options['--expires-in'];
+  const expiresIn = values['expires-in'] as string | undefined;
   const lifetimeMs = expiresIn ? parseDuration(expiresIn) : null;
   await withDatabase(async (keys) => {
     const expiresAt = lifetimeMs === null ? null : new Date(Date.now() + lifetimeMs);
@@ -45,7 +43,7 @@ async function create(args: string[]): Promise<void> {
 }
 
 async function list(args: string[]): Promise<void> {
-  parseOptions(args, []);
+  parse(args);
   await withDatabase(async (keys) => {
     const rows = await keys.list();
     if (rows.length === 0)
@@ -55,10 +53,11 @@ async function list(args: string[]): Promise<void> {
 }
 
 async function revoke(args: string[]): Promise<void> {
-  if (args.length !== 1) throw new UsageError('revoke needs exactly one <id|prefix>');
+  const { positionals } = parse(args, {}, 1);
+  if (positionals.length !== 1) throw new UsageError('revoke needs exactly one <id|prefix>');
   await withDatabase(async (keys) => {
-    const revoked = await keys.revoke(args[0]);
-    if (!revoked) throw new Error(`No key has the id or prefix ${args[0]}`);
+    const revoked = await keys.revoke(positionals[0]);
+    if (!revoked) throw new Error(`No key has the id or prefix ${positionals[0]}`);
     console.log(
       `Revoked key ${revoked.prefix} (id ${revoked.id}, "${revoked.name}") at ${revoked.revokedAt?.toISOString()}`,
     );
@@ -79,15 +78,17 @@ function describe(key: ApiKey) {
   };
 }
 
-function parseOptions(args: string[], allowed: string[]): Record<string, string> {
-  const options: Record<string, string> = {};
-  for (let i = 0; i < args.length; i += 2) {
-    const [name, value] = [args[i], args[i + 1]];
-    if (!allowed.includes(name)) throw new UsageError(`Unknown option: ${name}`);
-    if (value === undefined) throw new UsageError(`${name} needs a value`);
-    options[name] = value;
+/** node:util's parser, strict: an unknown option or a stray argument is a usage error. */
+function parse(args: string[], options: ParseArgsConfig['options'] = {}, maxPositionals = 0) {
+  try {
+    const parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+    if (parsed.positionals.length > maxPositionals) {
+      throw new UsageError(`Unexpected argument: ${parsed.positionals[maxPositionals]}`);
+    }
+    return parsed;
+  } catch (error) {
+    throw error instanceof UsageError ? error : new UsageError((error as Error).message);
   }
-  return options;
 }
 
 /**
@@ -95,33 +96,18 @@ function parseOptions(args: string[], allowed: string[]): Record<string, string>
  * if there is one, else the CLI starts it for the duration of the command and migrates it.
  */
 async function withDatabase(work: (keys: ApiKeyCommands) => Promise<void>): Promise<void> {
-  let stopEmbedded: (() => Promise<void>) | undefined;
-  if (!process.env.DATABASE_URL) {
-    const { useDevelopmentDatabase } = await import('../dev/embedded-database.js');
-    mkdirSync('.data', { recursive: true });
-    const embedded = await useDevelopmentDatabase('.data/postgres');
-    process.env.DATABASE_URL = embedded.url;
-    stopEmbedded = embedded.stop;
-  }
-  const env = validateDatabaseEnv(process.env);
-  const dataSource = new DataSource({
-    ...dataSourceOptions({ url: env.DATABASE_URL, timeoutMs: env.DATABASE_TIMEOUT_MS }),
-    entities: ENTITIES,
-  });
+  // Loaded only when needed: production images have no embedded PostgreSQL.
+  const development = process.env.DATABASE_URL
+    ? undefined
+    : await (await import('../dev/embedded-database.js')).useDevelopmentDatabaseUnlessConfigured();
+  const dataSource = standaloneDataSource();
   try {
     await dataSource.initialize();
-    if (stopEmbedded) await dataSource.runMigrations({ transaction: 'each' });
-    await work(new ApiKeyCommands(dataSource));
-  } catch (error) {
-    if ((error as { driverError?: { code?: string } }).driverError?.code === '42P01') {
-      throw new Error('The api_keys table is missing: run `npm run migration:run` first', {
-        cause: error,
-      });
-    }
-    throw error;
+    if (development) await dataSource.runMigrations({ transaction: 'each' });
+    await withMigrationHint(() => work(new ApiKeyCommands(dataSource)));
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
-    await stopEmbedded?.();
+    await development?.stop();
   }
 }
 

@@ -1,28 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { DataSource } from 'typeorm';
-import { validateDatabaseEnv } from '../config/env';
-import { dataSourceOptions } from '../database/data-source';
-import { EmbeddedDatabase, startEmbeddedDatabase } from '../dev/embedded-database';
-import { shutDownGracefully } from '../health/graceful-shutdown';
-import { startApi } from '../start-api';
+import {
+  DEVELOPMENT_DATA_DIR,
+  useDevelopmentDatabaseUnlessConfigured,
+} from '../dev/embedded-database';
 import { seedDemoData } from '../dev/seed-demo-data';
-
-const DATA_DIR = '.data';
+import { shutDownGracefully } from '../health/graceful-shutdown';
+import { standaloneDataSource } from '../standalone-data-source';
+import { startApi } from '../start-api';
 
 /**
- * `npm start`: zero-configuration development run (CONTRACT §6). Without DATABASE_URL it runs
- * an embedded PostgreSQL under .data/; either way it migrates, seeds the demo set once and
- * serves the API with a demo key.
+ * `npm start`: zero-configuration development run (docs/development.md). Without DATABASE_URL
+ * it runs an embedded PostgreSQL under .data/; either way it migrates, seeds the demo set once
+ * and serves the API with a demo key.
  */
 async function startDevelopment(): Promise<void> {
-  mkdirSync(DATA_DIR, { recursive: true });
-  let embedded: EmbeddedDatabase | undefined;
   if (!process.env.DATABASE_URL) {
     console.log('DATABASE_URL is not set: starting an embedded PostgreSQL in .data/postgres …');
-    embedded = await startEmbeddedDatabase(`${DATA_DIR}/postgres`);
-    process.env.DATABASE_URL = embedded.url;
   }
+  const embedded = await useDevelopmentDatabaseUnlessConfigured();
   process.env.API_KEYS ||= demoApiKey();
   // People read the development logs; no load balancer needs a drain on Ctrl-C.
   process.env.LOG_FORMAT ||= 'pretty';
@@ -40,10 +36,7 @@ Press Ctrl-C to stop${embedded ? ' (the embedded PostgreSQL stops with it)' : ''
 }
 
 async function prepareDatabase(): Promise<void> {
-  const env = validateDatabaseEnv(process.env);
-  const dataSource = new DataSource(
-    dataSourceOptions({ url: env.DATABASE_URL, timeoutMs: env.DATABASE_TIMEOUT_MS }),
-  );
+  const dataSource = standaloneDataSource();
   await dataSource.initialize();
   try {
     await dataSource.runMigrations();
@@ -55,7 +48,8 @@ async function prepareDatabase(): Promise<void> {
 
 // A random key per checkout, kept with the development data so it survives restarts.
 function demoApiKey(): string {
-  const file = `${DATA_DIR}/demo-api-key`;
+  mkdirSync(DEVELOPMENT_DATA_DIR, { recursive: true });
+  const file = `${DEVELOPMENT_DATA_DIR}/demo-api-key`;
   if (!existsSync(file))
     writeFileSync(file, `demo_${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();

@@ -1,4 +1,4 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import {
@@ -11,10 +11,8 @@ import {
   ThrottlerRequest,
   ThrottlerStorage,
 } from '@nestjs/throttler';
-import { Inject } from '@nestjs/common';
 import { Request, Response } from 'express';
 import { ApiKeyVerifier } from '../api-keys/api-key-verifier';
-import { bearerKeyOf } from '../api-keys/bearer-key';
 import { Env } from '../config/env';
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
@@ -45,8 +43,7 @@ export class RateLimitGuard extends ThrottlerGuard {
 
   protected override async handleRequest(props: ThrottlerRequest): Promise<boolean> {
     const request = props.context.switchToHttp().getRequest<Request>();
-    const key = bearerKeyOf(request);
-    const caller = key === undefined ? false : await this.verifier.verifyRequest(request, key);
+    const caller = await this.verifier.callerOf(request);
     // An IPv6 client is tracked by its /64, which one machine usually holds whole.
     const tracker = caller
       ? `key:${caller.keyId}`

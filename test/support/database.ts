@@ -3,8 +3,7 @@ import { Env } from '../../src/config/env';
 import { DatabaseReader } from '../../src/database/database-reader';
 import { Client as PgClient } from 'pg';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/database/data-source';
-import { ENTITIES } from '../../src/entities';
+import { standaloneDataSource } from '../../src/standalone-data-source';
 
 function databaseName(): string {
   return new URL(process.env.DATABASE_URL as string).pathname.slice(1);
@@ -23,9 +22,9 @@ async function onServer(sql: string): Promise<void> {
 /** Creates this suite's database and applies the real migrations; returns a DataSource to it. */
 export async function createSuiteDatabase(): Promise<DataSource> {
   await onServer(`CREATE DATABASE "${databaseName()}"`);
-  const dataSource = new DataSource({
-    ...dataSourceOptions({ url: process.env.DATABASE_URL as string, timeoutMs: 10000 }),
-    entities: ENTITIES,
+  const dataSource = standaloneDataSource({
+    url: process.env.DATABASE_URL as string,
+    timeoutMs: 10000,
   });
   await dataSource.initialize();
   await dataSource.runMigrations();
