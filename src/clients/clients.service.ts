@@ -5,8 +5,8 @@ import { ListPosition } from '../database/list-order';
 import { isoMicros } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { ClientsCursorCodec } from './clients-cursor';
-import { ClientColumns, clientJson } from './client-json';
-import { ClientFilters, countQuery, getQuery, pageQuery } from './clients.sql';
+import { ClientColumns, clientJson } from './client.renderer';
+import { ClientFilters, countQuery, getQuery, pageQuery } from './clients.repository';
 import { ListClientsQuery } from './dto/list-clients.query';
 
 const CURSOR_REASONS = {

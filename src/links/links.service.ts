@@ -3,9 +3,9 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { DatabaseReader } from '../database/database-reader';
 import { isoMicros } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
-import { LinkColumns, linkJson } from './link-json';
+import { LinkColumns, linkJson } from './link.renderer';
 import { ListPosition } from '../database/list-order';
-import { linkQuery, linksBatchQuery } from './links.sql';
+import { linkQuery, linksBatchQuery } from './links.repository';
 
 // Rows per query while streaming the list: each query costs about 0.1 ms beyond its rows, and
 // a batch is ~100 KB of JSON in memory per request in flight (issue 5: memory stays flat).

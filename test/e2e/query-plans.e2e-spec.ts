@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { countQuery, pageQuery, SqlQuery } from '../../src/clients/clients.sql';
+import { countQuery, pageQuery, SqlQuery } from '../../src/clients/clients.repository';
 import { createSuiteDatabase, dropSuiteDatabase } from '../support/database';
 
 const ROWS = 120_000;

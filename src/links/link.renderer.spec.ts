@@ -1,4 +1,4 @@
-import { linkJson } from './link-json';
+import { linkJson } from './link.renderer';
 
 describe('linkJson', () => {
   it('renders the contract fields in order, the id escaped as JSON', () => {

@@ -1,4 +1,4 @@
-import { clientJson } from './client-json';
+import { clientJson } from './client.renderer';
 
 describe('clientJson', () => {
   it.each([true, false])(
