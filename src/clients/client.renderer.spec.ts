@@ -1,6 +1,6 @@
-import { clientJson } from './client.renderer';
+import { renderClient } from './client.renderer';
 
-describe('clientJson', () => {
+describe('renderClient', () => {
   it.each([true, false])(
     'renders the contract fields in order (isDeleted %s), strings escaped',
     (isDeleted) => {
@@ -12,7 +12,7 @@ describe('clientJson', () => {
         createdAt: '"2026-01-02T03:04:05.123456"',
         updatedAt: '"2026-01-02T03:04:06"',
       };
-      const text = clientJson(client);
+      const text = renderClient(client);
       expect(JSON.parse(text)).toEqual({
         ...client,
         createdAt: '2026-01-02T03:04:05.123Z',

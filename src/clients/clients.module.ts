@@ -8,6 +8,7 @@ import { Env } from '../config/env';
 import { ClientsCursorCodec } from './clients-cursor';
 import { Client } from './client.entity';
 import { ClientsController } from './clients.controller';
+import { ClientsRepository } from './clients.repository';
 import { ClientsService } from './clients.service';
 
 @Module({
@@ -15,6 +16,7 @@ import { ClientsService } from './clients.service';
   controllers: [ClientsController],
   providers: [
     ClientsService,
+    ClientsRepository,
     {
       provide: CountCache,
       inject: [ConfigService],

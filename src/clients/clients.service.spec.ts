@@ -9,13 +9,15 @@ import { insertClients, insertLinks } from '../../test/support/fixtures';
 import { CountCache } from './count-cache';
 import { DatabaseReader } from '../database/database-reader';
 import { ClientsCursorCodec } from './clients-cursor';
+import { renderClient, renderClientsPage } from './client.renderer';
+import { ClientsRepository } from './clients.repository';
 import { ClientsService } from './clients.service';
 import { ListClientsQuery } from './dto/list-clients.query';
 
 const query = (fields: Partial<ListClientsQuery> = {}) =>
   Object.assign(new ListClientsQuery(), fields);
 const listed = async (service: ClientsService, fields: Partial<ListClientsQuery>) =>
-  JSON.parse(await service.list(query(fields)));
+  JSON.parse(renderClientsPage(await service.list(query(fields))));
 
 // Against the real database: the service is mostly SQL.
 describe('ClientsService', () => {
@@ -27,7 +29,7 @@ describe('ClientsService', () => {
     dataSource = await createSuiteDatabase();
     reader = databaseReader(dataSource);
     service = new ClientsService(
-      reader,
+      new ClientsRepository(reader),
       new CountCache(0),
       new ClientsCursorCodec(Buffer.from('secret')),
     );
@@ -53,7 +55,7 @@ describe('ClientsService', () => {
   afterAll(() => dropSuiteDatabase(dataSource));
 
   it('maps rows to the response shape', async () => {
-    expect(JSON.parse(await service.findOne('c1'))).toEqual({
+    expect(JSON.parse(renderClient(await service.findOne('c1')))).toEqual({
       id: 'c1',
       linkId: 'l1',
       isDeleted: false,

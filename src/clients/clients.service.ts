@@ -1,12 +1,9 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
-import { CountCache } from './count-cache';
-import { DatabaseReader } from '../database/database-reader';
 import { ListPosition } from '../database/list-order';
 import { isoMicros } from '../database/printed-timestamp';
-import { isStorableText } from '../database/storable-text';
 import { ClientsCursorCodec } from './clients-cursor';
-import { ClientColumns, clientJson } from './client.renderer';
-import { ClientFilters, countQuery, getQuery, pageQuery } from './clients.repository';
+import { ClientFilters, ClientRow, ClientsRepository, PageStart } from './clients.repository';
+import { CountCache } from './count-cache';
 import { ListClientsQuery } from './dto/list-clients.query';
 
 const CURSOR_REASONS = {
@@ -14,21 +11,26 @@ const CURSOR_REASONS = {
   'other-filters': 'was issued for other filters; repeat the filters it came with',
 };
 
-interface Page {
-  dataJson: string;
-  nextCursor: string | null;
+/** A page by number carries totals; the page after a cursor does not (counting is the cost). */
+export type ClientsPageMeta =
+  | { page: number; limit: number; total: number; totalPages: number; nextCursor: string | null }
+  | { limit: number; nextCursor: string | null };
+
+export interface ClientsPage {
+  clients: ClientRow[];
+  meta: ClientsPageMeta;
 }
 
 @Injectable()
 export class ClientsService {
   constructor(
-    private readonly database: DatabaseReader,
+    private readonly clients: ClientsRepository,
     private readonly totals: CountCache,
     private readonly cursors: ClientsCursorCodec,
   ) {}
 
-  /** The JSON text of a List Clients response (CONTRACT §2). */
-  async list(query: ListClientsQuery): Promise<string> {
+  /** What a List Clients request asks for (docs/api.md, List Clients). */
+  async list(query: ListClientsQuery): Promise<ClientsPage> {
     const { limit, cursor } = query;
     const filters: ClientFilters = {
       linkId: query.linkId,
@@ -37,58 +39,42 @@ export class ClientsService {
     };
     const filtersKey = JSON.stringify([filters.linkId, filters.isDeleted, filters.status]);
     if (cursor !== undefined) {
-      const after = this.cursors.decode(cursor, filtersKey);
-      if (typeof after === 'string') {
-        throw new BadRequestException({
-          message: 'Invalid query parameters',
-          errors: [{ name: 'cursor', reason: CURSOR_REASONS[after] }],
-        });
-      }
-      const { dataJson, nextCursor } = await this.page(filters, filtersKey, limit, { after });
-      return `{"data":${dataJson},"meta":${JSON.stringify({ limit, nextCursor })}}`;
+      const after = this.decodeCursor(cursor, filtersKey);
+      const { clients, nextCursor } = await this.page(filters, filtersKey, limit, { after });
+      return { clients, meta: { limit, nextCursor } };
     }
     const page = query.page ?? 1;
-    const [{ dataJson, nextCursor }, total] = await Promise.all([
+    const [{ clients, nextCursor }, total] = await Promise.all([
       this.page(filters, filtersKey, limit, { offset: (page - 1) * limit }),
-      this.totals.get(filtersKey, () => this.count(filters)),
+      this.totals.get(filtersKey, () => this.clients.count(filters)),
     ]);
-    const meta = { page, limit, total, totalPages: Math.ceil(total / limit), nextCursor };
-    return `{"data":${dataJson},"meta":${JSON.stringify(meta)}}`;
+    const totalPages = Math.ceil(total / limit);
+    return { clients, meta: { page, limit, total, totalPages, nextCursor } };
   }
 
-  /** The JSON text of one client. */
-  async findOne(id: string): Promise<string> {
-    const { text, params } = getQuery(id);
-    const [row] = isStorableText(id)
-      ? await this.database.query<ClientColumns[]>(text, params)
-      : [];
-    if (!row) throw new NotFoundException('No client has this id');
-    return clientJson(row);
+  async findOne(id: string): Promise<ClientRow> {
+    const client = await this.clients.findById(id);
+    if (!client) throw new NotFoundException('No client has this id');
+    return client;
   }
 
-  private async page(
-    filters: ClientFilters,
-    filtersKey: string,
-    limit: number,
-    from: { offset: number } | { after: ListPosition },
-  ): Promise<Page> {
-    // A link id with NUL matches nothing (CONTRACT §2), and PostgreSQL would reject the query.
-    if (!isStorableText(filters.linkId ?? '')) return { dataJson: '[]', nextCursor: null };
-    const { text, params } = pageQuery(filters, limit, from);
-    const rows = await this.database.query<ClientColumns[]>(text, params);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
+  private decodeCursor(cursor: string, filtersKey: string): ListPosition {
+    const after = this.cursors.decode(cursor, filtersKey);
+    if (typeof after !== 'string') return after;
+    throw new BadRequestException({
+      message: 'Invalid query parameters',
+      errors: [{ name: 'cursor', reason: CURSOR_REASONS[after] }],
+    });
+  }
+
+  private async page(filters: ClientFilters, filtersKey: string, limit: number, from: PageStart) {
+    const rows = await this.clients.page(filters, limit, from);
+    const clients = rows.slice(0, limit);
+    const last = clients[clients.length - 1];
     const nextCursor =
       rows.length > limit
         ? this.cursors.encode({ createdAt: isoMicros(last.createdAt), id: last.id }, filtersKey)
         : null;
-    return { dataJson: `[${page.map(clientJson).join(',')}]`, nextCursor };
-  }
-
-  private async count(filters: ClientFilters): Promise<number> {
-    if (!isStorableText(filters.linkId ?? '')) return 0;
-    const { text, params } = countQuery(filters);
-    const [row] = await this.database.query<{ total: string }[]>(text, params);
-    return Number(row.total);
+    return { clients, nextCursor };
   }
 }

@@ -1,9 +1,9 @@
-import { linkJson } from './link.renderer';
+import { renderLink } from './link.renderer';
 
-describe('linkJson', () => {
+describe('renderLink', () => {
   it('renders the contract fields in order, the id escaped as JSON', () => {
     const id = 'a"b\\c\u0001 é 🙂';
-    const text = linkJson({
+    const text = renderLink({
       id,
       createdAt: '"2026-01-02T03:04:05"',
       updatedAt: '"2026-01-02T03:04:06.5"',

@@ -20,6 +20,7 @@ import { NoQueryParams } from '../http/no-query-params';
 import { LinkResponse } from './dto/link.response';
 import { LINK_EXAMPLE, LINKS_LIST_EXAMPLE } from './dto/links.examples';
 import { LinksListResponse } from './dto/links-list.response';
+import { renderLink, renderLinksList } from './link.renderer';
 import { LinksService } from './links.service';
 
 @ApiTags('links')
@@ -36,7 +37,7 @@ export class LinksController {
   })
   @ApiErrorResponses(400)
   async list(@Query() _query: NoQueryParams): Promise<StreamableFile> {
-    const json = await this.linksService.list();
+    const json = renderLinksList(await this.linksService.list());
     // Past the first byte a failure can only cut the response short; an end would look complete.
     return new StreamableFile(json, { type: 'application/json; charset=utf-8' }).setErrorHandler(
       (_error, res) => res.destroy?.(),
@@ -49,8 +50,8 @@ export class LinksController {
   @ApiOkResponse({ description: 'The link', type: LinkResponse, example: LINK_EXAMPLE })
   @ApiErrorResponses(400, 404)
   @Header('Content-Type', 'application/json; charset=utf-8')
-  get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<string> {
-    return this.linksService.findOne(id);
+  async get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<string> {
+    return renderLink(await this.linksService.findOne(id));
   }
 
   // Registered after the GET routes, so it only sees the other methods (CONTRACT §3: 405).
