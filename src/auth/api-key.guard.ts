@@ -6,6 +6,7 @@ import { ApiCaller } from '../api-keys/api-key-verifier';
 import { bearerKeyOf } from '../api-keys/bearer-key';
 import { headerOnly, HeaderOnlyRequest } from './header-only-request';
 import { IS_PUBLIC } from './public.decorator';
+import { API_KEY_REQUIRED } from '../http/error-texts';
 
 /** The global guard: every route needs a valid API key unless marked @Public(). */
 @Injectable()
@@ -43,6 +44,6 @@ export class ApiKeyGuard extends AuthGuard('bearer') {
       'WWW-Authenticate',
       keyWasSent ? 'Bearer realm="api", error="invalid_token"' : 'Bearer realm="api"',
     );
-    throw new UnauthorizedException('A valid API key is required: Authorization: Bearer <key>');
+    throw new UnauthorizedException(API_KEY_REQUIRED);
   }
 }

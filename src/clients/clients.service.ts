@@ -1,10 +1,11 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable, NotFoundException } from '@nestjs/common';
 import { ListPosition } from '../database/list-order';
 import { isoMicros } from '../database/printed-timestamp';
 import { ClientsCursorCodec } from './clients-cursor';
 import { ClientFilters, ClientRow, ClientsRepository, PageStart } from './clients.repository';
 import { CountCache } from './count-cache';
 import { ListClientsQuery } from './dto/list-clients.query';
+import { invalidQuery } from '../http/strict-query.pipe';
 
 const CURSOR_REASONS = {
   malformed: 'is not a cursor issued by this service',
@@ -61,10 +62,7 @@ export class ClientsService {
   private decodeCursor(cursor: string, filtersKey: string): ListPosition {
     const after = this.cursors.decode(cursor, filtersKey);
     if (typeof after !== 'string') return after;
-    throw new BadRequestException({
-      message: 'Invalid query parameters',
-      errors: [{ name: 'cursor', reason: CURSOR_REASONS[after] }],
-    });
+    throw invalidQuery([{ name: 'cursor', reason: CURSOR_REASONS[after] }]);
   }
 
   private async page(filters: ClientFilters, filtersKey: string, limit: number, from: PageStart) {

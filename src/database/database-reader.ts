@@ -1,20 +1,13 @@
 import { Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
-import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { Env } from '../config/env';
+import { DatabasePools } from './pools';
+import { DATABASE_UNAVAILABLE, isConnectionFailure } from './database-unavailable';
 
 const MAX_PREPARED_STATEMENTS = 200;
 
-const unavailable = () =>
-  new ServiceUnavailableException('The database is unavailable; retry later');
-
-/** No SQLSTATE from the server (a socket or client timeout), or a connection-class one. */
-function isConnectionFailure(error: unknown): boolean {
-  if (error === undefined) return false;
-  const code = (error as { code?: unknown }).code;
-  return typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || /^(08|57P)/.test(code);
-}
+const unavailable = () => new ServiceUnavailableException(DATABASE_UNAVAILABLE);
 
 /**
  * How the API reads: read-only queries where reads belong — a read replica when
@@ -24,15 +17,12 @@ function isConnectionFailure(error: unknown): boolean {
 @Injectable()
 export class DatabaseReader {
   private readonly deadlineMs: number;
-  private readonly driver: PostgresDriver;
+  private readonly pools: DatabasePools;
   private readonly statementNames = new Map<string, string>();
 
-  constructor(
-    private readonly dataSource: DataSource,
-    config: ConfigService<Env, true>,
-  ) {
+  constructor(dataSource: DataSource, config: ConfigService<Env, true>) {
     this.deadlineMs = config.get('DATABASE_TIMEOUT_MS');
-    this.driver = dataSource.driver as PostgresDriver;
+    this.pools = new DatabasePools(dataSource);
   }
 
   /**
@@ -55,10 +45,7 @@ export class DatabaseReader {
   }
 
   private async run<T>(text: string, params: unknown[], givenUp: () => boolean): Promise<T> {
-    const [connection, release] = await (this.dataSource.defaultReplicationModeForReads() ===
-    'slave'
-      ? this.driver.obtainSlaveConnection()
-      : this.driver.obtainMasterConnection());
+    const [connection, release] = await this.pools.readConnection();
     if (givenUp()) {
       // Its caller already has the 503: the connection goes to a live request instead.
       release();

@@ -11,6 +11,7 @@ import {
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/public.decorator';
 import { Env } from '../config/env';
+import { DatabasePools } from '../database/pools';
 import { ShutdownState } from './shutdown-state';
 
 /**
@@ -62,12 +63,8 @@ export class HealthController {
     ]);
   }
 
-  // TypeORM's PostgresDriver keeps the replicas' pg Pools as `slaves` (the primary's is pinged
-  // above through the DataSource, whose plain queries go to the primary).
-  private replicaPools(): { query(sql: string): Promise<unknown> }[] {
-    const driver = this.dataSource.driver as {
-      slaves?: { query(sql: string): Promise<unknown> }[];
-    };
-    return driver.slaves ?? [];
+  // The primary is pinged above through the DataSource, whose plain queries go to it.
+  private replicaPools() {
+    return new DatabasePools(this.dataSource).replicas;
   }
 }

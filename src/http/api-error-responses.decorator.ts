@@ -2,6 +2,14 @@ import { STATUS_CODES } from 'node:http';
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { ProblemDetailsDto } from './problem-details.dto';
+import { DATABASE_UNAVAILABLE } from '../database/database-unavailable';
+import {
+  API_KEY_REQUIRED,
+  INVALID_QUERY,
+  RATE_LIMITED,
+  READ_ONLY,
+  UNEXPECTED_ERROR,
+} from './error-texts';
 
 interface ErrorDoc {
   description: string;
@@ -12,11 +20,11 @@ interface ErrorDoc {
 const ERRORS: Record<number, ErrorDoc> = {
   400: {
     description: 'Invalid query: `errors` names every offending parameter',
-    detail: 'Invalid query parameters',
+    detail: INVALID_QUERY,
   },
   401: {
     description: 'Missing, malformed or unknown API key (see the WWW-Authenticate header)',
-    detail: 'A valid API key is required: Authorization: Bearer <key>',
+    detail: API_KEY_REQUIRED,
     header: {
       name: 'WWW-Authenticate',
       description: 'With `error="invalid_token"` when a key was sent but is not valid',
@@ -26,21 +34,21 @@ const ERRORS: Record<number, ErrorDoc> = {
   404: { description: 'No resource has this id', detail: 'No client has this id' },
   405: {
     description: 'Only GET and HEAD are allowed (see the Allow header)',
-    detail: 'This resource is read-only; use GET or HEAD',
+    detail: READ_ONLY,
     header: { name: 'Allow', description: 'The methods allowed', example: 'GET, HEAD' },
   },
   429: {
     description: 'Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After',
-    detail: 'Rate limit exceeded; retry after the seconds in Retry-After',
+    detail: RATE_LIMITED,
     header: { name: 'Retry-After', description: 'Seconds to wait before retrying', example: '30' },
   },
   500: {
     description: 'Unexpected error; the requestId finds it in the logs',
-    detail: 'An unexpected error occurred; it has been logged',
+    detail: UNEXPECTED_ERROR,
   },
   503: {
     description: 'The database is unavailable or too slow; retry after the Retry-After header',
-    detail: 'The database is unavailable; retry later',
+    detail: DATABASE_UNAVAILABLE,
     header: { name: 'Retry-After', description: 'Seconds to wait before retrying', example: '5' },
   },
 };

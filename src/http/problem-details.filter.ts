@@ -10,10 +10,11 @@ import {
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { Request, Response } from 'express';
-import { isDatabaseUnavailable } from '../database/database-unavailable';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../database/database-unavailable';
 import { requestIdOf } from './request-id.middleware';
 import { ProblemDetailsDto } from './problem-details.dto';
 import { ParameterError } from './strict-query.pipe';
+import { UNEXPECTED_ERROR } from './error-texts';
 
 export const RETRY_AFTER_SECONDS_ON_OUTAGE = 5;
 
@@ -76,7 +77,7 @@ function isHealthReport(exception: unknown): exception is ServiceUnavailableExce
 function toProblem(exception: unknown): Problem {
   if (exception instanceof HttpException) return fromHttpException(exception);
   if (isDatabaseUnavailable(exception)) {
-    return { status: 503, detail: 'The database is unavailable; retry later' };
+    return { status: 503, detail: DATABASE_UNAVAILABLE };
   }
   // Errors raised by Express itself (e.g. a path segment that is not valid percent-encoding)
   // carry a 4xx status; their messages are internal, so only the status is kept.
@@ -84,7 +85,7 @@ function toProblem(exception: unknown): Problem {
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return { status, detail: 'The request is malformed' };
   }
-  return { status: 500, detail: 'An unexpected error occurred; it has been logged' };
+  return { status: 500, detail: UNEXPECTED_ERROR };
 }
 
 function fromHttpException(exception: HttpException): Problem {

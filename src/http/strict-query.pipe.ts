@@ -1,6 +1,7 @@
 import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync } from 'class-validator';
+import { INVALID_QUERY } from './error-texts';
 
 export interface ParameterError {
   name: string;
@@ -32,10 +33,15 @@ export class StrictQueryPipe implements PipeTransform {
     if (errors.length > 0) {
       const order = Object.keys(query);
       errors.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
-      throw new BadRequestException({ message: 'Invalid query parameters', errors });
+      throw invalidQuery(errors);
     }
     return dto;
   }
+}
+
+/** The 400 for bad query parameters, each named with its reason. */
+export function invalidQuery(errors: ParameterError[]): BadRequestException {
+  return new BadRequestException({ message: INVALID_QUERY, errors });
 }
 
 function declaredNames(dto: new () => unknown): Set<string> {

@@ -14,9 +14,9 @@ import {
 import { Request, Response } from 'express';
 import { ApiKeyVerifier } from '../api-keys/api-key-verifier';
 import { Env } from '../config/env';
+import { RATE_LIMITED } from '../http/error-texts';
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
-export const RATE_LIMITED = 'Rate limit exceeded; retry after the seconds in Retry-After';
 
 /**
  * Runs before authentication: a valid key draws on its own budget (RATE_LIMIT_PER_KEY), any
