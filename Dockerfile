@@ -1,4 +1,4 @@
-# Production image of the Links and Clients API (CONTRACT §5, §6).
+# Production image of the Links and Clients API (docs/operations.md).
 # Node 24 is the current LTS; some NestJS 12 dependencies declare Node >= 22.12.
 
 FROM node:24-bookworm-slim AS build

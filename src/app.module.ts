@@ -29,7 +29,7 @@ export class AppModule {
   /**
    * ConfigModule.forRoot validates process.env when it is called, so it is called here, when
    * the app is built, rather than when this file loads: a bad environment then fails the
-   * start with one message (CONTRACT §5), and the dev start can fill the environment first.
+   * start with one message (docs/operations.md, Configuration), and the dev start can fill the environment first.
    */
   static async forRoot(): Promise<DynamicModule> {
     // Awaited here so that a validation error rejects this call instead of going unhandled.

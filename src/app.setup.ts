@@ -13,8 +13,8 @@ import { ShutdownState } from './health/shutdown-state';
 import { HttpMetrics } from './metrics/http-metrics';
 import { setUpOpenApi } from './http/openapi';
 
-// The API reads nothing from request bodies, so none is parsed (CONTRACT §4: no key in a body).
-// Logs written while the app is built wait for the structured logger (issue 4).
+// The API reads nothing from request bodies, so none is parsed (docs/api.md, Authentication: no key in a body).
+// Logs written while the app is built wait for the structured logger.
 export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
 
 /** Everything main.ts does to the app besides listening, so the e2e tests run the same wiring. */
@@ -60,7 +60,7 @@ export function configureApp(app: NestExpressApplication): void {
 }
 
 /**
- * HTTP timeouts, set on purpose (issue 6): keep-alive outlives the 60 s idle timeout of common
+ * HTTP timeouts, set on purpose: keep-alive outlives the 60 s idle timeout of common
  * load balancers, so they close idle connections first and never reuse one being closed here;
  * a client gets 10 s to send its headers and 30 s for the whole request (trickled headers,
  * slowloris), after which Node answers 408 and closes. Responses themselves are not limited.

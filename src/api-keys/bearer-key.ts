@@ -1,6 +1,6 @@
 import { Request } from 'express';
 
-// CONTRACT §4: the scheme word is case-insensitive and exactly one space precedes the key.
+// docs/api.md, Authentication: the scheme word is case-insensitive and exactly one space precedes the key.
 const BEARER_CREDENTIALS = /^bearer (.+)$/is;
 
 /** The key in the Authorization header, or undefined when the header is not `Bearer <key>`. */

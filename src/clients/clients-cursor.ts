@@ -12,7 +12,7 @@ const digestOf = (filtersKey: string) =>
   base64url(createHash('sha256').update(filtersKey).digest().subarray(0, FILTERS_DIGEST_LENGTH));
 
 /**
- * Opaque, tamper-evident cursors (CONTRACT §2): `<payload>.<mac>`, where the payload holds the
+ * Opaque, tamper-evident cursors (docs/api.md, Endpoints): `<payload>.<mac>`, where the payload holds the
  * position and a digest of the filters it was issued for, and the mac is an HMAC-SHA256 of the
  * payload. Decoding checks the mac first, so a cursor the service did not issue is rejected.
  */

@@ -4,7 +4,7 @@ interface Entry {
 }
 
 /**
- * Per-process cache of list totals (CONTRACT §2, COUNT_CACHE_TTL_MS). A total is served for at
+ * Per-process cache of list totals (docs/api.md, Endpoints, COUNT_CACHE_TTL_MS). A total is served for at
  * most `ttlMs` after its count started, so it is never older than that; concurrent requests
  * for the same key share one count (single flight); the least recently stored key is evicted
  * beyond `maxEntries`; a failed count is not kept. With `ttlMs` 0 every call counts afresh.

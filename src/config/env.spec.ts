@@ -3,7 +3,7 @@ import { validateDatabaseEnv, validateEnv } from './env';
 const VALID = { DATABASE_URL: 'postgres://u@localhost:5432/db', API_KEYS: 'k1' };
 
 describe('validateEnv', () => {
-  it('applies the defaults of CONTRACT §5', () => {
+  it('applies the defaults of docs/operations.md, Configuration', () => {
     expect({ ...validateEnv(VALID) }).toEqual({
       DATABASE_URL: VALID.DATABASE_URL,
       API_KEYS: ['k1'],
@@ -82,7 +82,7 @@ describe('validateEnv', () => {
     expect(() => validateEnv({ ...VALID, DATABASE_URL: '' })).toThrow('DATABASE_URL is required');
   });
 
-  it('lets the database be the only source of keys (CONTRACT §5)', () => {
+  it('lets the database be the only source of keys (docs/operations.md, Configuration)', () => {
     expect(validateEnv({ DATABASE_URL: VALID.DATABASE_URL }).API_KEYS).toBeUndefined();
   });
 

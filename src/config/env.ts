@@ -15,7 +15,7 @@ import {
 const parseInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
 
-// Comma-separated lists (CONTRACT §4: API keys, so they can be rotated); blanks are ignored.
+// Comma-separated lists (docs/api.md, Authentication: API keys, so they can be rotated); blanks are ignored.
 const parseKeyList = ({ value }: { value: unknown }) =>
   typeof value === 'string'
     ? value
@@ -37,7 +37,7 @@ const positiveCount = (name: string) => ({
   message: `${name} must be a whole number of requests, 1 or more`,
 });
 
-/** What the migration CLI needs: the database part of CONTRACT §5. */
+/** What the migration CLI needs: the database part of docs/operations.md, Configuration. */
 export class DatabaseEnv {
   @Expose()
   @IsDefined({ message: 'DATABASE_URL is required' })
@@ -51,7 +51,7 @@ export class DatabaseEnv {
   DATABASE_TIMEOUT_MS = 5000;
 }
 
-/** The environment of CONTRACT §5, validated once at boot. */
+/** The environment of docs/operations.md, Configuration, validated once at boot. */
 export class Env extends DatabaseEnv {
   @Expose()
   @Transform(parseInteger)
@@ -60,7 +60,7 @@ export class Env extends DatabaseEnv {
   @Max(65535, { message: 'PORT must be an integer from 0 to 65535' })
   PORT = 3000;
 
-  // CONTRACT §5: the keys in the database are the other source; without DATABASE_URL there is
+  // docs/operations.md, Configuration: the keys in the database are the other source; without DATABASE_URL there is
   // none, so API_KEYS is then required. With it, the boot checks the table (ApiKeyVerifier).
   @Expose()
   @ValidateIf((env: Env) => env.API_KEYS !== undefined || env.DATABASE_URL === undefined)
@@ -124,7 +124,7 @@ export class Env extends DatabaseEnv {
     message: 'CORS_ORIGINS must list origins such as https://app.example.com',
   })
   CORS_ORIGINS?: string[];
-  // Issue 4, item 8: when set, every read goes to one of these (streaming) replicas.
+  // When set, every read goes to one of these (streaming) replicas.
   @Expose()
   @Transform(parseKeyList)
   @Matches(/^postgres(ql)?:\/\/\S+$/, {

@@ -40,7 +40,7 @@ export function dataSourceOptions({
     migrationsTransactionMode: 'each',
     synchronize: false,
     migrationsRun: false,
-    // CONTRACT §5: DATABASE_TIMEOUT_MS bounds both the wait for a pooled connection and the
+    // docs/operations.md, Configuration: DATABASE_TIMEOUT_MS bounds both the wait for a pooled connection and the
     // statement; the server-side statement_timeout cancels the query, not only our wait.
     connectTimeoutMS: timeoutMs,
     extra: {

@@ -26,7 +26,7 @@ export class DatabaseReader {
   }
 
   /**
-   * CONTRACT §5: the wait for a pooled connection and the query together never exceed
+   * docs/operations.md, Configuration: the wait for a pooled connection and the query together never exceed
    * DATABASE_TIMEOUT_MS, whatever the pool's queue; past it the caller gets a 503. A query
    * given up on before it got a connection is not run; one already running still releases its
    * connection, and statement_timeout cuts it in the database.

@@ -11,7 +11,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const SETTLE_MS = 200;
 
 /**
- * On SIGTERM or SIGINT (issue 4, item 4): readiness fails at once; the server keeps serving for
+ * On SIGTERM or SIGINT: readiness fails at once; the server keeps serving for
  * SHUTDOWN_DRAIN_DELAY_MS while load balancers stop routing here (responses meanwhile carry
  * `Connection: close`, so keep-alive clients reconnect elsewhere); then it stops listening,
  * lets the requests it has finish, closes the app and the pool, and exits 0. Past

@@ -15,7 +15,7 @@ import { DatabasePools } from '../database/pools';
 import { ShutdownState } from './shutdown-state';
 
 /**
- * Probes for orchestrators (issue 4, item 1): public, and answered with terminus' own JSON
+ * Probes for orchestrators: public, and answered with terminus' own JSON
  * report, 200 or 503 — not problem details (see ProblemDetailsFilter).
  */
 // Probes and scrapes come every few seconds from every replica; they never spend a budget.

@@ -73,7 +73,7 @@ function problemExample(status: number): ProblemDetailsDto {
   };
 }
 
-/** Documents the problem+json error responses of a data route (CONTRACT §3), with examples. */
+/** Documents the problem+json error responses of a data route (docs/api.md, Errors), with examples. */
 export function ApiErrorResponses(...statuses: number[]) {
   return applyDecorators(
     ApiExtraModels(ProblemDetailsDto),

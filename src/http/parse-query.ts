@@ -1,5 +1,5 @@
 /**
- * Express "query parser": form-encoded (`+` is a space, CONTRACT §2), no bracket syntax, no
+ * Express "query parser": form-encoded (`+` is a space, docs/api.md, Endpoints), no bracket syntax, no
  * key limit, every name kept verbatim (including `__proto__`) and repeats kept as arrays so
  * StrictQueryPipe can reject them. Malformed percent-escapes never throw.
  */

@@ -8,7 +8,7 @@ export class ParameterErrorDto {
   reason!: string;
 }
 
-/** RFC 9457 problem details, the body of every error (CONTRACT §3). */
+/** RFC 9457 problem details, the body of every error (docs/api.md, Errors). */
 export class ProblemDetailsDto {
   @ApiProperty({ enum: ['about:blank'], example: 'about:blank' })
   type!: 'about:blank';

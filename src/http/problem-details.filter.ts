@@ -24,7 +24,7 @@ interface Problem {
   errors?: ParameterError[];
 }
 
-/** The only writer of error bodies: RFC 9457 problem details for every error (CONTRACT §3). */
+/** The only writer of error bodies: RFC 9457 problem details for every error (docs/api.md, Errors). */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger(ProblemDetailsFilter.name);
@@ -33,7 +33,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const req = host.switchToHttp().getRequest<Request>();
     const res = host.switchToHttp().getResponse<Response>();
     if (isHealthReport(exception)) {
-      // Probes read terminus' own report (issue 4): `{ status: "error", info, error, details }`.
+      // Probes read terminus' own report: `{ status: "error", info, error, details }`.
       res.status(exception.getStatus()).json(exception.getResponse());
       return;
     }

@@ -11,7 +11,7 @@ const REQUEST_ID = Symbol('requestId');
 type WithRequestId = ServerResponse & { [REQUEST_ID]?: string; locals?: Record<string, unknown> };
 
 /**
- * The request's id (CONTRACT §3): the caller's X-Request-Id or a new UUID, echoed back. Decided
+ * The request's id (docs/api.md, Errors): the caller's X-Request-Id or a new UUID, echoed back. Decided
  * once per request, whichever asks first (this middleware or the request logger), so the
  * header, the problem body and the log line carry the same id.
  */

@@ -9,7 +9,7 @@ export interface ParameterError {
 }
 
 /**
- * Validates every `@Query()` DTO against the raw query (CONTRACT §2): unknown names, repeated
+ * Validates every `@Query()` DTO against the raw query (docs/api.md, Endpoints): unknown names, repeated
  * names and invalid values are each reported, all at once. Names are checked against the DTO
  * before class-transformer sees them, so `__proto__` or `constructor` cannot slip through.
  */

@@ -54,7 +54,7 @@ export class LinksController {
     return renderLink(await this.linksService.findOne(id));
   }
 
-  // Registered after the GET routes, so it only sees the other methods (CONTRACT §3: 405).
+  // Registered after the GET routes, so it only sees the other methods (docs/api.md, Errors: 405).
   @All(['', ':id'])
   @ApiExcludeEndpoint()
   rejectOtherMethods(): never {

@@ -25,7 +25,7 @@ export function routeOf(req: IncomingMessage): string {
 }
 
 // One line per request: requestId (bound below), method, route, status and duration. The
-// query string is left out: a caller may have put an API key there (CONTRACT §4).
+// query string is left out: a caller may have put an API key there (docs/api.md, Authentication).
 // The caller's key is named by its id (`env-1`, or the api_keys row id), never by the key.
 function requestLine(req: IncomingMessage, res: ServerResponse, responseTime: number) {
   return {

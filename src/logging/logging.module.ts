@@ -18,7 +18,7 @@ export const LOG_DESTINATION = Symbol('LOG_DESTINATION');
 })
 class LogDestinationModule {}
 
-/** Structured request and application logs (issue 4, item 3) through nestjs-pino. */
+/** Structured request and application logs through nestjs-pino. */
 @Module({
   imports: [
     LogDestinationModule,

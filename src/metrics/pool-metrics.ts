@@ -4,7 +4,7 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabasePools } from '../database/pools';
 
-/** The database connection pools, read at each scrape (issue 4, item 2). */
+/** The database connection pools, read at each scrape. */
 @Injectable()
 export class PoolMetrics {
   constructor(registry: Registry, dataSource: DataSource) {

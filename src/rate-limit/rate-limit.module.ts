@@ -7,7 +7,7 @@ import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { RATE_LIMIT_STORAGE } from './rate-limit.guard';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 
-/** Limits of issue 3: one window, in memory, or in Redis when REDIS_URL is set. */
+/** Rate limits: one window, in memory, or in Redis when REDIS_URL is set. */
 @Module({
   imports: [
     ApiKeysModule,

@@ -14,7 +14,7 @@ return { hits, redis.call('PTTL', KEYS[1]) }`;
 const WARNING_INTERVAL_MS = 10_000;
 
 /**
- * Rate-limit counters in Redis, so every replica draws on one budget per key (issue 3).
+ * Rate-limit counters in Redis, so every replica draws on one budget per key.
  * When Redis cannot answer, requests are let through and a warning is logged: the data API
  * stays up, unthrottled, rather than failing with its rate limiter.
  */

@@ -30,7 +30,7 @@ async function attempt(url: string): Promise<Outcome> {
   }
 }
 
-// Issue 4, item 4, on the compiled production entry point (`node main.js`).
+// On the compiled production entry point (`node main.js`).
 describe('Graceful shutdown on SIGTERM', () => {
   let outDir: string;
   let dataSource: DataSource;

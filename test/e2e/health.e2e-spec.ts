@@ -6,7 +6,7 @@ import { TcpProxy } from '../support/tcp-proxy';
 const HEALTH_TIMEOUT_MS = 500;
 const databaseUp = { status: 'up', responseTime: expect.any(Number) };
 
-// Issue 4, item 1. The app reaches its database through a proxy the test can cut.
+// The app reaches its database through a proxy the test can cut.
 describe('Health probes', () => {
   const directUrl = new URL(process.env.DATABASE_URL as string);
   const proxy = new TcpProxy(directUrl.hostname, Number(directUrl.port || 5432));

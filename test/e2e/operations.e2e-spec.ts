@@ -14,9 +14,9 @@ interface RunningApi {
   stop: () => Promise<number | null>;
 }
 
-// Issue 3 as an operator meets it: the compiled key CLI, and two API processes sharing one
+// The keys as an operator meets them: the compiled key CLI, and two API processes sharing one
 // Redis budget, their logs searched for keys.
-describe('Operations: key CLI, shared Redis limit, logs (issue 3)', () => {
+describe('Operations: key CLI, shared Redis limit, logs', () => {
   mkdirSync('node_modules/.cache', { recursive: true });
   const outDir = resolve(mkdtempSync('node_modules/.cache/links-clients-ops-'));
   const databaseUrl = new URL(process.env.DATABASE_URL as string);

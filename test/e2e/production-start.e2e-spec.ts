@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
 
-// CONTRACT §5–6 as an operator meets them: compile, `migration:run`, then `node dist/main.js`.
+// The production path as an operator meets it: compile, `migration:run`, then `node dist/main.js`.
 describe('production start', () => {
   let outDir: string;
   const databaseUrl = new URL(process.env.DATABASE_URL as string);

@@ -14,7 +14,7 @@ interface PlanNode {
 
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
-// CONTRACT §2 and the performance issue: every List Clients query reads an index in list
+// docs/api.md, Endpoints, and docs/performance.md: every List Clients query reads an index in list
 // order. A sequential scan of clients, or a sort of more rows than a page, fails the test.
 describe('List Clients query plans on a large table', () => {
   let dataSource: DataSource;

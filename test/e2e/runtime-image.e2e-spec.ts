@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { compileApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
 
 // No Docker engine runs here, so this replays the Dockerfile's runtime stage in a directory
-// outside the project (issue 4, item 5): a production-only install, the compiled dist/, the
+// outside the project: a production-only install, the compiled dist/, the
 // migration CLI and `node dist/entry/main.js` must work with nothing else around them.
 describe('Container runtime stage, reproduced', () => {
   const dockerfile = readFileSync('Dockerfile', 'utf8');

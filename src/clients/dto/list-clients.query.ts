@@ -16,7 +16,7 @@ export const FILTERABLE_STATUSES = ['new', 'connected'] as const;
 export const MAX_PAGE = 2147483647;
 export const MAX_LIMIT = 1000;
 
-// CONTRACT §2: decimal digits only. Number() alone would accept '1e2', '0x10', ' 2' and '+2'.
+// docs/api.md, Endpoints: decimal digits only. Number() alone would accept '1e2', '0x10', ' 2' and '+2'.
 const digitsToNumber = ({ value }: TransformFnParams): unknown =>
   typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
 
@@ -30,7 +30,7 @@ const limitRule = { message: `must be an integer from 1 to ${MAX_LIMIT}` };
 const linkIdRule = { message: 'must be a non-empty string of at most 255 characters' };
 const cursorRule = { message: 'must be a nextCursor value from an earlier response' };
 
-// CONTRACT §2: a cursor continues a walk, a page number starts one; both at once is a 400.
+// docs/api.md, Endpoints: a cursor continues a walk, a page number starts one; both at once is a 400.
 const NotCombinedWith = (other: 'page' | 'cursor') =>
   ValidateBy({
     name: 'notCombinedWith',
@@ -40,7 +40,7 @@ const NotCombinedWith = (other: 'page' | 'cursor') =>
     },
   });
 
-/** CONTRACT §2 "List Clients query parameters", in executable form. */
+/** The List Clients parameters (docs/api.md, Endpoints), in executable form. */
 export class ListClientsQuery {
   @ApiPropertyOptional({
     description: '1-based page number (decimal digits only)',
