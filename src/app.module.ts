@@ -1,12 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
 import { ClientsModule } from './clients/clients.module';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
 import { StrictQueryPipe } from './http/strict-query.pipe';
-import { validateEnv } from './config/env';
+import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { LinksModule } from './links/links.module';
@@ -32,12 +31,7 @@ export class AppModule {
    * start with one message (docs/operations.md, Configuration), and the dev start can fill the environment first.
    */
   static async forRoot(): Promise<DynamicModule> {
-    // Awaited here so that a validation error rejects this call instead of going unhandled.
-    const config = await ConfigModule.forRoot({
-      isGlobal: true,
-      ignoreEnvFile: true,
-      validate: validateEnv,
-    });
+    const config = ConfigModule.forRoot();
     return {
       module: AppModule,
       imports: [

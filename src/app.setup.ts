@@ -1,5 +1,4 @@
 import { NestApplicationOptions } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Server } from 'node:http';
 import { NextFunction, Request, Response } from 'express';
@@ -8,7 +7,7 @@ import { Logger } from 'nestjs-pino';
 import { parseQuery } from './http/parse-query';
 import { requestIdMiddleware } from './http/request-id.middleware';
 import { requestSizeMiddleware } from './http/request-size.middleware';
-import { Env } from './config/env';
+import { HttpEnv } from './config/http.env';
 import { ShutdownState } from './health/shutdown-state';
 import { HttpMetrics } from './metrics/http-metrics';
 import { setUpOpenApi } from './http/openapi';
@@ -19,7 +18,6 @@ export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLo
 
 /** Everything main.ts does to the app besides listening, so the e2e tests run the same wiring. */
 export function configureApp(app: NestExpressApplication): void {
-  const config = app.get(ConfigService<Env, true>);
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   // Hashing every body for a weak ETag costs CPU on each response; no consumer revalidates.
@@ -28,7 +26,7 @@ export function configureApp(app: NestExpressApplication): void {
   app.use(requestIdMiddleware);
   app.use(helmet());
   app.use(requestSizeMiddleware);
-  const origins = config.get('CORS_ORIGINS', { infer: true });
+  const origins = app.get(HttpEnv).CORS_ORIGINS;
   // CORS is off unless CORS_ORIGINS lists the browser origins allowed to call the API.
   if (origins) {
     app.enableCors({

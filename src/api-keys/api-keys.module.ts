@@ -1,10 +1,9 @@
 import { Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Env } from '../config/env';
+import { KeysEnv } from '../config/keys.env';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyVerifier } from './api-key-verifier';
-import { DatabaseApiKeys, KEY_CACHE_TTL_MS } from './database-api-keys';
+import { DatabaseApiKeys } from './database-api-keys';
 import { ApiKeys } from './environment-keys';
 import { LastUsedRecorder } from './last-used-recorder';
 
@@ -14,14 +13,8 @@ import { LastUsedRecorder } from './last-used-recorder';
   providers: [
     {
       provide: ApiKeys,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<Env, true>) =>
-        new ApiKeys(config.get('API_KEYS', { infer: true }) ?? []),
-    },
-    {
-      provide: KEY_CACHE_TTL_MS,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<Env, true>) => config.get('KEY_CACHE_TTL_MS'),
+      inject: [KeysEnv],
+      useFactory: (env: KeysEnv) => new ApiKeys(env.API_KEYS ?? []),
     },
     DatabaseApiKeys,
     LastUsedRecorder,

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseModule } from '../database/database.module';
 import { CountCache } from './count-cache';
-import { Env } from '../config/env';
+import { DatabaseEnv } from '../config/database.env';
+import { HttpEnv } from '../config/http.env';
 import { ClientsCursorCodec } from './clients-cursor';
 import { Client } from './client.entity';
 import { ClientsController } from './clients.controller';
@@ -19,20 +19,17 @@ import { ClientsService } from './clients.service';
     ClientsRepository,
     {
       provide: CountCache,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<Env, true>) =>
-        new CountCache(config.get('COUNT_CACHE_TTL_MS')),
+      inject: [HttpEnv],
+      useFactory: (env: HttpEnv) => new CountCache(env.COUNT_CACHE_TTL_MS),
     },
     {
       // Every replica of a deployment shares DATABASE_URL, so a cursor issued by one is
       // accepted by all; the key never leaves the process.
       provide: ClientsCursorCodec,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<Env, true>) =>
+      inject: [DatabaseEnv],
+      useFactory: (env: DatabaseEnv) =>
         new ClientsCursorCodec(
-          createHash('sha256')
-            .update(`clients-cursor\0${config.get('DATABASE_URL')}`)
-            .digest(),
+          createHash('sha256').update(`clients-cursor\0${env.DATABASE_URL}`).digest(),
         ),
     },
   ],

@@ -180,6 +180,7 @@ describe('validateDatabaseEnv', () => {
     expect({ ...validateDatabaseEnv({ DATABASE_URL: VALID.DATABASE_URL }) }).toEqual({
       DATABASE_URL: VALID.DATABASE_URL,
       DATABASE_TIMEOUT_MS: 5000,
+      DATABASE_REPLICA_URLS: [],
     });
     expect(() => validateDatabaseEnv({})).toThrow('DATABASE_URL is required');
   });

@@ -1,7 +1,6 @@
 import { Injectable, ServiceUnavailableException } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
-import { Env } from '../config/env';
+import { DatabaseEnv } from '../config/database.env';
 import { DatabasePools } from './pools';
 import { DATABASE_UNAVAILABLE, isConnectionFailure } from './database-unavailable';
 
@@ -20,8 +19,8 @@ export class DatabaseReader {
   private readonly pools: DatabasePools;
   private readonly statementNames = new Map<string, string>();
 
-  constructor(dataSource: DataSource, config: ConfigService<Env, true>) {
-    this.deadlineMs = config.get('DATABASE_TIMEOUT_MS');
+  constructor(dataSource: DataSource, env: DatabaseEnv) {
+    this.deadlineMs = env.DATABASE_TIMEOUT_MS;
     this.pools = new DatabasePools(dataSource);
   }
 

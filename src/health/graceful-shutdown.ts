@@ -1,8 +1,7 @@
 import { INestApplication, Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { Server } from 'node:http';
 import { Server as NetServer } from 'node:net';
-import { Env } from '../config/env';
+import { OperationsEnv } from '../config/operations.env';
 import { ShutdownState } from './shutdown-state';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -21,9 +20,8 @@ export function shutDownGracefully(
   app: INestApplication,
   afterClose: () => Promise<unknown> = async () => undefined,
 ): void {
-  const config = app.get(ConfigService<Env, true>);
-  const drainDelayMs = config.get('SHUTDOWN_DRAIN_DELAY_MS', { infer: true });
-  const timeoutMs = config.get('SHUTDOWN_TIMEOUT_MS', { infer: true });
+  const { SHUTDOWN_DRAIN_DELAY_MS: drainDelayMs, SHUTDOWN_TIMEOUT_MS: timeoutMs } =
+    app.get(OperationsEnv);
   const state = app.get(ShutdownState);
   const server = app.getHttpServer() as Server;
   const logger = new Logger('Shutdown');

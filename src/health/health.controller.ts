@@ -1,6 +1,5 @@
 import { SkipThrottle } from '@nestjs/throttler';
 import { Controller, Get } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { ApiExcludeController } from '@nestjs/swagger';
 import {
   HealthCheck,
@@ -10,7 +9,7 @@ import {
 } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/public.decorator';
-import { Env } from '../config/env';
+import { OperationsEnv } from '../config/operations.env';
 import { DatabasePools } from '../database/pools';
 import { ShutdownState } from './shutdown-state';
 
@@ -29,7 +28,7 @@ export class HealthController {
     private readonly indicator: HealthIndicatorService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly shutdown: ShutdownState,
-    private readonly config: ConfigService<Env, true>,
+    private readonly env: OperationsEnv,
     private readonly dataSource: DataSource,
   ) {}
 
@@ -44,7 +43,7 @@ export class HealthController {
   @Get('ready')
   @HealthCheck({ swaggerDocumentation: false })
   ready() {
-    const timeout = this.config.get('HEALTH_TIMEOUT_MS', { infer: true });
+    const timeout = this.env.HEALTH_TIMEOUT_MS;
     return this.health.check([
       () => {
         const session = this.indicator.check('shutdown');

@@ -4,7 +4,7 @@ import { Params } from 'nestjs-pino';
 import { DestinationStream, Level } from 'pino';
 import { Options } from 'pino-http';
 import { assignRequestId } from '../http/request-id.middleware';
-import { LogFormat, LogLevel } from '../config/env';
+import { LogFormat, LogLevel } from '../config/operations.env';
 import { secretMask } from './secret-mask';
 
 export const UNMATCHED_ROUTE = '<unmatched>';

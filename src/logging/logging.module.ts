@@ -1,8 +1,8 @@
 import { Global, Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { LoggerModule } from 'nestjs-pino';
 import pino, { DestinationStream } from 'pino';
-import { Env } from '../config/env';
+import { KeysEnv } from '../config/keys.env';
+import { OperationsEnv } from '../config/operations.env';
 import { loggerParams } from './logger-params';
 
 /** Where JSON log lines go: stdout. Tests override it to capture the lines. */
@@ -24,13 +24,13 @@ class LogDestinationModule {}
     LogDestinationModule,
     LoggerModule.forRootAsync({
       imports: [LogDestinationModule],
-      inject: [ConfigService, LOG_DESTINATION],
-      useFactory: (config: ConfigService<Env, true>, destination: DestinationStream) =>
+      inject: [OperationsEnv, KeysEnv, LOG_DESTINATION],
+      useFactory: (operations: OperationsEnv, keys: KeysEnv, destination: DestinationStream) =>
         loggerParams(
           {
-            level: config.get('LOG_LEVEL'),
-            format: config.get('LOG_FORMAT'),
-            apiKeys: config.get('API_KEYS') ?? [],
+            level: operations.LOG_LEVEL,
+            format: operations.LOG_FORMAT,
+            apiKeys: keys.API_KEYS ?? [],
           },
           destination,
         ),

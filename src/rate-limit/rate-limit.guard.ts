@@ -1,5 +1,4 @@
 import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import {
   DEFAULT_IPV6_SUBNET_PREFIX,
@@ -13,7 +12,7 @@ import {
 } from '@nestjs/throttler';
 import { Request, Response } from 'express';
 import { ApiKeyVerifier } from '../api-keys/api-key-verifier';
-import { Env } from '../config/env';
+import { RateLimitEnv } from '../config/rate-limit.env';
 import { RATE_LIMITED } from '../http/error-texts';
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
@@ -32,7 +31,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     @Inject(RATE_LIMIT_STORAGE) storage: ThrottlerStorage,
     reflector: Reflector,
     private readonly verifier: ApiKeyVerifier,
-    private readonly config: ConfigService<Env, true>,
+    private readonly env: RateLimitEnv,
   ) {
     super(options, storage, reflector);
   }
@@ -48,7 +47,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     const tracker = caller
       ? `key:${caller.keyId}`
       : `ip:${normalizeIp(request.ip ?? 'unknown', DEFAULT_IPV6_SUBNET_PREFIX)}`;
-    const limit: number = this.config.get(caller ? 'RATE_LIMIT_PER_KEY' : 'RATE_LIMIT_PER_IP');
+    const limit = caller ? this.env.RATE_LIMIT_PER_KEY : this.env.RATE_LIMIT_PER_IP;
     try {
       return await super.handleRequest({
         ...props,

@@ -1,5 +1,4 @@
-import { ConfigService } from '@nestjs/config';
-import { Env } from '../../src/config/env';
+import { DatabaseEnv } from '../../src/config/database.env';
 import { DatabaseReader } from '../../src/database/database-reader';
 import { Client as PgClient } from 'pg';
 import { DataSource } from 'typeorm';
@@ -38,5 +37,5 @@ export async function dropSuiteDatabase(dataSource: DataSource): Promise<void> {
 
 /** The app's DatabaseReader over a suite's data source, with the default DATABASE_TIMEOUT_MS. */
 export function databaseReader(dataSource: DataSource): DatabaseReader {
-  return new DatabaseReader(dataSource, { get: () => 5000 } as unknown as ConfigService<Env, true>);
+  return new DatabaseReader(dataSource, { DATABASE_TIMEOUT_MS: 5000 } as DatabaseEnv);
 }
