@@ -1,7 +1,8 @@
-# Production image of the Links and Clients API (docs/operations.md).
-# Node 24 is the current LTS; some NestJS 12 dependencies declare Node >= 22.12.
+# Production image of the Links and Clients API.
+# Node 24 is the current LTS. The exact version is the one .ci/run tests on (NODE24_VERSION),
+# within package.json `engines` (typeorm wants 24.11+, the Nest CLI's toolchain 24.15+).
 
-FROM node:24-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # No install script is needed to compile (nest build runs tsc). Skipping them keeps the build
@@ -10,7 +11,7 @@ RUN npm ci --ignore-scripts
 COPY . .
 RUN npm run build
 
-FROM node:24-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -20,5 +20,7 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/suite-env.ts'],
+  // The contract test: every e2e response is checked against openapi.json.
+  setupFilesAfterEnv: ['<rootDir>/test/support/contract-hook.ts'],
   testTimeout: 30000,
 };

@@ -1,6 +1,7 @@
 // `npm run bench`: measures the production server against a naive reference server
 // (bench/reference-server.mjs) on the same data, in one run, and writes bench/results/.
 // Measurements only: nothing here passes or fails on timing.
+import { randomBytes } from 'node:crypto';
 import {
   copyFileSync,
   mkdtempSync,
@@ -13,6 +14,8 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { compressionCost } from './compression.mjs';
+import { feedScenarios } from './feeds.mjs';
 import { overheadByLayer } from './layers.mjs';
 import { build, createDatabase, freePort, root, runSql, startServer } from './support.mjs';
 
@@ -25,7 +28,8 @@ const settings = {
   // e.g. BENCH_SCENARIOS=S1,S6 runs only those (and skips the memory check); for profiling.
   only: process.env.BENCH_SCENARIOS?.split(','),
 };
-const API_KEY = 'bench-key';
+// The production start refuses keys under 32 characters.
+const API_KEY = randomBytes(24).toString('base64url');
 const log = (message) => console.log(`[bench] ${message}`);
 
 // 10K links over two years; 1M clients, a fifth of them on five hot links; ~60 % connected,
@@ -191,6 +195,14 @@ async function main() {
       overhead = await profileLayers(env, scenarios[0][1]);
     }
 
+    // Before the memory check grows the links table: the cost at the base size.
+    const compression = await compressionCost({
+      port: ourPort,
+      pid: ours.child.pid,
+      apiKey: API_KEY,
+    });
+    log(`compression on List Links (${settings.links} links): ${JSON.stringify(compression)}`);
+
     let linksMemory = [];
     if (settings.memoryLinks > settings.links && !settings.only) {
       const listLinks = () => '/api/data/links';
@@ -209,7 +221,19 @@ async function main() {
       ];
     }
 
-    const report = renderReport({ rows, overhead, linksMemory, loadSeconds, startupMs });
+    // The change feeds: a full walk of every client, then caught-up polling (bench/feeds.mjs).
+    const feeds = settings.only
+      ? ''
+      : await feedScenarios({
+          port: ourPort,
+          pid: ours.child.pid,
+          apiKey: API_KEY,
+          databaseUrl: database.url,
+          seconds: settings.seconds,
+          connections: settings.connections,
+          log,
+        });
+    const report = `${renderReport({ rows, overhead, linksMemory, loadSeconds, startupMs })}\n${feeds}`;
     console.log(`\n${report}`);
     if (!settings.only) {
       const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-');

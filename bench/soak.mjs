@@ -2,6 +2,7 @@
 // sampling its memory, to show there is no growth trend after warm-up and no unexpected
 // status. Prints figures; fails only on an unexpected status or a crash, never on timing.
 //   SOAK_REQUESTS (default 200000), SOAK_CONNECTIONS (16), SOAK_CLIENTS (20000), DATABASE_URL
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { build, createDatabase, freePort, runSql, startServer } from './support.mjs';
@@ -9,7 +10,8 @@ import { build, createDatabase, freePort, runSql, startServer } from './support.
 const requests = Number(process.env.SOAK_REQUESTS ?? 200_000);
 const connections = Number(process.env.SOAK_CONNECTIONS ?? 16);
 const clients = Number(process.env.SOAK_CLIENTS ?? 20_000);
-const API_KEY = 'soak-key';
+// The production start refuses keys under 32 characters.
+const API_KEY = randomBytes(24).toString('base64url');
 const EXPECTED = new Set([200, 400, 401, 404, 405]);
 
 const pick = (items) => items[Math.floor(Math.random() * items.length)];

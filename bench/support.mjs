@@ -82,6 +82,7 @@ export function startServer(script, env, port, nodeArgs = []) {
       PORT: String(port),
       // Measurements are of throughput, not of the flood guard.
       RATE_LIMIT_PER_KEY: '1000000000',
+      CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],

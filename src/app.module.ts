@@ -2,8 +2,11 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
+import { ChangesModule } from './changes/changes.module';
 import { ClientsModule } from './clients/clients.module';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
+import { CursorModule } from './http/cursor.module';
+import { ReadRequestGuard } from './http/read-request.guard';
 import { StrictQueryPipe } from './http/strict-query.pipe';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -19,9 +22,11 @@ import { RateLimitModule } from './rate-limit/rate-limit.module';
   providers: [
     { provide: APP_FILTER, useClass: ProblemDetailsFilter },
     { provide: APP_PIPE, useClass: StrictQueryPipe },
-    // Guards run in this order: the rate limit first, so failed keys are throttled too.
+    // Guards run in this order: the rate limit first, so failed keys are throttled too; then
+    // the key, before anything else about the request is answered; then what a read may carry.
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: ApiKeyGuard },
+    { provide: APP_GUARD, useClass: ReadRequestGuard },
   ],
 })
 export class AppModule {
@@ -37,6 +42,7 @@ export class AppModule {
       imports: [
         config,
         LoggingModule,
+        CursorModule,
         DatabaseModule,
         RateLimitModule,
         AuthModule,
@@ -44,6 +50,7 @@ export class AppModule {
         MetricsModule,
         LinksModule,
         ClientsModule,
+        ChangesModule,
       ],
     };
   }

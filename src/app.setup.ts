@@ -7,26 +7,33 @@ import { Logger } from 'nestjs-pino';
 import { parseQuery } from './http/parse-query';
 import { requestIdMiddleware } from './http/request-id.middleware';
 import { requestSizeMiddleware } from './http/request-size.middleware';
+import { undecodablePathMiddleware } from './http/undecodable-path.middleware';
 import { HttpEnv } from './config/http.env';
 import { ShutdownState } from './health/shutdown-state';
+import { compressionMiddleware, dataCacheHeaders } from './http/caching';
 import { HttpMetrics } from './metrics/http-metrics';
 import { setUpOpenApi } from './http/openapi';
 
-// The API reads nothing from request bodies, so none is parsed (docs/api.md, Authentication: no key in a body).
+// The API reads nothing from request bodies, so none is parsed (a key in a body never counts).
 // Logs written while the app is built wait for the structured logger.
 export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLogs: true };
 
 /** Everything main.ts does to the app besides listening, so the e2e tests run the same wiring. */
 export function configureApp(app: NestExpressApplication): void {
+  const http = app.get(HttpEnv);
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
-  // Hashing every body for a weak ETag costs CPU on each response; no consumer revalidates.
-  app.set('etag', false);
   app.set('query parser', parseQuery);
+  app.set('trust proxy', http.TRUST_PROXY);
   app.use(requestIdMiddleware);
+  // Conditional requests and compression: a weak ETag over every body sent, 304 when it matches.
+  app.set('etag', 'weak');
+  app.use(compressionMiddleware);
+  app.use('/api/data', dataCacheHeaders);
   app.use(helmet());
   app.use(requestSizeMiddleware);
-  const origins = app.get(HttpEnv).CORS_ORIGINS;
+  app.use(undecodablePathMiddleware);
+  const origins = http.CORS_ORIGINS;
   // CORS is off unless CORS_ORIGINS lists the browser origins allowed to call the API.
   if (origins) {
     app.enableCors({

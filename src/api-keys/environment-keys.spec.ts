@@ -1,4 +1,6 @@
-import { ApiKeys } from './environment-keys';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { ApiKeys, EXAMPLE_API_KEYS, weakApiKeyProblems } from './environment-keys';
 
 describe('ApiKeys', () => {
   const keys = new ApiKeys(['first-key', 'second-key', 'ünï-key']);
@@ -42,5 +44,70 @@ describe('ApiKeys comparison', () => {
     } finally {
       spy.mockRestore();
     }
+  });
+});
+
+describe('weakApiKeyProblems (the production start)', () => {
+  const strong = 'k3Y'.repeat(11);
+
+  it('names each unfit entry by position, never by value', () => {
+    const problems = weakApiKeyProblems([
+      strong,
+      'tiny-key',
+      `${strong}-change-me`,
+      `${strong}-CHANGE-ME`,
+      ...EXAMPLE_API_KEYS,
+    ]);
+    expect(problems.slice(0, 3)).toEqual([
+      'API_KEYS entry 2 is shorter than 32 characters',
+      'API_KEYS entry 3 is a placeholder (contains "change-me")',
+      'API_KEYS entry 4 is a placeholder (contains "change-me")',
+    ]);
+    expect(problems).toHaveLength(3 + EXAMPLE_API_KEYS.length);
+    expect(problems.join()).not.toContain('tiny-key');
+  });
+
+  it('accepts keys of 32 characters and more', () => {
+    expect(weakApiKeyProblems([strong, 'a'.repeat(32)])).toEqual([]);
+  });
+
+  // Whatever key the docs, compose, .env.example, manifests or examples show is public.
+  const keysShownIn = (text: string): string[] =>
+    [...text.matchAll(/(?:API_KEYS?\s*[=:]\s*['"]?|Bearer\s+)([\w.~+/=,-]+)/g)].flatMap(
+      ([, value]) => value.split(',').filter((key) => key !== ''),
+    );
+
+  it('finds the keys a document shows', () => {
+    expect(keysShownIn("API_KEYS=a-b,c\n  API_KEYS: 'x.y'\ncurl -H 'Bearer tok=' $KEY")).toEqual([
+      'a-b',
+      'c',
+      'x.y',
+      'tok=',
+    ]);
+  });
+
+  it('refuses every key shown in the files shipped with the project', () => {
+    const shipped = execFileSync(
+      'git',
+      [
+        'ls-files',
+        '-co',
+        '--exclude-standard',
+        '--',
+        '*.md',
+        '*.yml',
+        '*.yaml',
+        '.env.example',
+        'examples',
+        'deploy',
+      ],
+      { encoding: 'utf8' },
+    )
+      .split('\n')
+      .filter((file) => file !== '' && existsSync(file));
+    expect(shipped).toEqual(expect.arrayContaining(['.env.example', 'docker-compose.yml']));
+    const shown = shipped.flatMap((file) => keysShownIn(readFileSync(file, 'utf8')));
+    const accepted = shown.filter((key) => weakApiKeyProblems([key]).length === 0);
+    expect(accepted).toEqual([]);
   });
 });

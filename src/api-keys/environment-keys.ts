@@ -31,3 +31,32 @@ export class ApiKeys {
     return this.digests.length;
   }
 }
+
+export const MIN_PRODUCTION_KEY_LENGTH = 32;
+
+/**
+ * Example keys once shipped with the project (docs, compose, .env.example, manifests): public,
+ * so never valid in production. A test scans the repository and fails on any example missing
+ * here that the length and `change-me` rules do not already refuse.
+ */
+export const EXAMPLE_API_KEYS: readonly string[] = [
+  'dev-key-change-me',
+  'change-me-key-1',
+  'change-me-key-2',
+];
+
+/**
+ * Why each API_KEYS entry is unfit for production: too short, a placeholder or a published
+ * example. Entries are named by position (1-based), never printed.
+ */
+export function weakApiKeyProblems(keys: readonly string[]): string[] {
+  return keys.flatMap((key, index) => {
+    const entry = `API_KEYS entry ${index + 1}`;
+    if (key.length < MIN_PRODUCTION_KEY_LENGTH)
+      return [`${entry} is shorter than ${MIN_PRODUCTION_KEY_LENGTH} characters`];
+    if (/change-me/i.test(key)) return [`${entry} is a placeholder (contains "change-me")`];
+    if (EXAMPLE_API_KEYS.includes(key))
+      return [`${entry} is an example key published with the project`];
+    return [];
+  });
+}

@@ -1,14 +1,5 @@
+import { Controller, Get, Header, Param, Query } from '@nestjs/common';
 import {
-  All,
-  Controller,
-  Get,
-  Header,
-  MethodNotAllowedException,
-  Param,
-  Query,
-} from '@nestjs/common';
-import {
-  ApiExcludeEndpoint,
   ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
@@ -18,6 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../http/api-error-responses.decorator';
 import { NoQueryParams } from '../http/no-query-params';
+import { ReadOnlyController } from '../http/read-only.controller';
 import { renderClient, renderClientsPage } from './client.renderer';
 import { ClientsService } from './clients.service';
 import { ClientResponse } from './dto/client.response';
@@ -27,8 +19,10 @@ import { ListClientsQuery } from './dto/list-clients.query';
 
 @ApiTags('clients')
 @Controller('api/data/clients')
-export class ClientsController {
-  constructor(private readonly clientsService: ClientsService) {}
+export class ClientsController extends ReadOnlyController {
+  constructor(private readonly clientsService: ClientsService) {
+    super();
+  }
 
   @Get()
   @ApiOperation({
@@ -41,7 +35,8 @@ export class ClientsController {
     content: {
       'application/json': {
         schema: {
-          anyOf: [
+          // Closed shapes: a page by number cannot pass as a cursor page, nor the reverse.
+          oneOf: [
             { $ref: getSchemaPath(ClientsPageResponse) },
             { $ref: getSchemaPath(ClientsCursorPageResponse) },
           ],
@@ -58,18 +53,11 @@ export class ClientsController {
 
   @Get(':id')
   @ApiOperation({ operationId: 'getClient', summary: 'Get one client by id, soft-deleted or not' })
-  @ApiParam({ name: 'id', description: 'The client id (opaque string)' })
+  @ApiParam({ name: 'id', description: 'The client id (opaque string)', example: 'client-1' })
   @ApiOkResponse({ description: 'The client', type: ClientResponse, example: CLIENT_EXAMPLE })
   @ApiErrorResponses(400, 404)
   @Header('Content-Type', 'application/json; charset=utf-8')
   async get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<string> {
     return renderClient(await this.clientsService.findOne(id));
-  }
-
-  // Registered after the GET routes, so it only sees the other methods (docs/api.md, Errors: 405).
-  @All(['', ':id'])
-  @ApiExcludeEndpoint()
-  rejectOtherMethods(): never {
-    throw new MethodNotAllowedException('This resource is read-only; use GET or HEAD');
   }
 }

@@ -32,7 +32,7 @@ export interface SqlQuery {
 
 const CLIENTS = tableOf(Client);
 const column = (property: keyof Client & string) => columnOf(Client, property);
-const CLIENT_COLUMNS = `c.${column('id')} AS "id", c.${column('linkId')} AS "linkId",
+export const CLIENT_COLUMNS = `c.${column('id')} AS "id", c.${column('linkId')} AS "linkId",
   c.${column('isDeleted')} AS "isDeleted", c.${column('status')} AS "status",
   ${printedTimestamp(`c.${column('createdAt')}`)} AS "createdAt",
   ${printedTimestamp(`c.${column('updatedAt')}`)} AS "updatedAt"`;

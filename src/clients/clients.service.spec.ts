@@ -8,11 +8,11 @@ import {
 import { insertClients, insertLinks } from '../../test/support/fixtures';
 import { CountCache } from './count-cache';
 import { DatabaseReader } from '../database/database-reader';
-import { ClientsCursorCodec } from './clients-cursor';
+import { CursorCodec, CursorPosition } from '../http/signed-cursor';
 import { renderClient, renderClientsPage } from './client.renderer';
 import { ClientsRepository } from './clients.repository';
 import { ClientsService } from './clients.service';
-import { ListClientsQuery } from './dto/list-clients.query';
+import { ListClientsQuery, listClientsScope } from './dto/list-clients.query';
 
 const query = (fields: Partial<ListClientsQuery> = {}) =>
   Object.assign(new ListClientsQuery(), fields);
@@ -20,6 +20,8 @@ const listed = async (service: ClientsService, fields: Partial<ListClientsQuery>
   JSON.parse(renderClientsPage(await service.list(query(fields))));
 
 // Against the real database: the service is mostly SQL.
+const codec = new CursorCodec({ current: 'spec-secret' });
+
 describe('ClientsService', () => {
   let dataSource: DataSource;
   let reader: DatabaseReader;
@@ -28,11 +30,7 @@ describe('ClientsService', () => {
   beforeAll(async () => {
     dataSource = await createSuiteDatabase();
     reader = databaseReader(dataSource);
-    service = new ClientsService(
-      new ClientsRepository(reader),
-      new CountCache(0),
-      new ClientsCursorCodec(Buffer.from('secret')),
-    );
+    service = new ClientsService(new ClientsRepository(reader), new CountCache(0), codec);
     await insertLinks(dataSource, [{ id: 'l1' }, { id: 'l2' }]);
     await insertClients(dataSource, [
       {
@@ -82,7 +80,9 @@ describe('ClientsService', () => {
 
   it('continues from a cursor', async () => {
     const first = await listed(service, { limit: 1 });
-    const next = await listed(service, { limit: 5, cursor: first.meta.nextCursor });
+    // The validation pipe decodes the cursor into `after`.
+    const after = codec.decode(first.meta.nextCursor, listClientsScope(query({ limit: 5 })));
+    const next = await listed(service, { limit: 5, after: after as CursorPosition });
     expect(next.data.map((c: { id: string }) => c.id)).toEqual(['c2', 'c3']);
     expect(next.meta).toEqual({ limit: 5, nextCursor: null });
   });

@@ -1,16 +1,9 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import { ListPosition } from '../database/list-order';
 import { isoMicros } from '../database/printed-timestamp';
-import { ClientsCursorCodec } from './clients-cursor';
+import { CursorCodec } from '../http/signed-cursor';
 import { ClientFilters, ClientRow, ClientsRepository, PageStart } from './clients.repository';
 import { CountCache } from './count-cache';
-import { ListClientsQuery } from './dto/list-clients.query';
-import { invalidQuery } from '../http/strict-query.pipe';
-
-const CURSOR_REASONS = {
-  malformed: 'is not a cursor issued by this service',
-  'other-filters': 'was issued for other filters; repeat the filters it came with',
-};
+import { ListClientsQuery, listClientsScope } from './dto/list-clients.query';
 
 /** A page by number carries totals; the page after a cursor does not (counting is the cost). */
 export type ClientsPageMeta =
@@ -27,27 +20,28 @@ export class ClientsService {
   constructor(
     private readonly clients: ClientsRepository,
     private readonly totals: CountCache,
-    private readonly cursors: ClientsCursorCodec,
+    private readonly cursors: CursorCodec,
   ) {}
 
-  /** What a List Clients request asks for (docs/api.md, List Clients). */
+  /** What a List Clients request asks for (docs/api.md, Endpoints). */
   async list(query: ListClientsQuery): Promise<ClientsPage> {
-    const { limit, cursor } = query;
+    const { limit, after } = query;
     const filters: ClientFilters = {
       linkId: query.linkId,
       isDeleted: query.isDeleted,
       status: query.status,
     };
-    const filtersKey = JSON.stringify([filters.linkId, filters.isDeleted, filters.status]);
-    if (cursor !== undefined) {
-      const after = this.decodeCursor(cursor, filtersKey);
-      const { clients, nextCursor } = await this.page(filters, filtersKey, limit, { after });
+    const scope = listClientsScope(query);
+    // The validation pipe has verified the cursor against these filters.
+    if (after !== undefined) {
+      const position = { createdAt: after.timestamp, id: after.id };
+      const { clients, nextCursor } = await this.page(filters, scope, limit, { after: position });
       return { clients, meta: { limit, nextCursor } };
     }
     const page = query.page ?? 1;
     const [{ clients, nextCursor }, total] = await Promise.all([
-      this.page(filters, filtersKey, limit, { offset: (page - 1) * limit }),
-      this.totals.get(filtersKey, () => this.clients.count(filters)),
+      this.page(filters, scope, limit, { offset: (page - 1) * limit }),
+      this.totals.get(scope, () => this.clients.count(filters)),
     ]);
     const totalPages = Math.ceil(total / limit);
     return { clients, meta: { page, limit, total, totalPages, nextCursor } };
@@ -59,19 +53,13 @@ export class ClientsService {
     return client;
   }
 
-  private decodeCursor(cursor: string, filtersKey: string): ListPosition {
-    const after = this.cursors.decode(cursor, filtersKey);
-    if (typeof after !== 'string') return after;
-    throw invalidQuery([{ name: 'cursor', reason: CURSOR_REASONS[after] }]);
-  }
-
-  private async page(filters: ClientFilters, filtersKey: string, limit: number, from: PageStart) {
+  private async page(filters: ClientFilters, scope: string, limit: number, from: PageStart) {
     const rows = await this.clients.page(filters, limit, from);
     const clients = rows.slice(0, limit);
     const last = clients[clients.length - 1];
     const nextCursor =
       rows.length > limit
-        ? this.cursors.encode({ createdAt: isoMicros(last.createdAt), id: last.id }, filtersKey)
+        ? this.cursors.encode({ timestamp: isoMicros(last.createdAt), id: last.id }, scope)
         : null;
     return { clients, nextCursor };
   }

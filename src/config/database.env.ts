@@ -1,6 +1,6 @@
 import { Expose } from 'class-transformer';
 import { IsDefined, Matches } from 'class-validator';
-import { CommaList, WholeMilliseconds } from './env-decorators';
+import { CommaList, ExactBoolean, WholeMilliseconds } from './env-decorators';
 
 const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
 
@@ -22,4 +22,9 @@ export class DatabaseEnv {
     message: 'DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs',
   })
   DATABASE_REPLICA_URLS: string[] = [];
+
+  // false behind a transaction-mode pooler that cannot keep prepared statements (PgBouncer
+  // before 1.21): every query then runs unnamed.
+  @ExactBoolean()
+  DATABASE_PREPARED_STATEMENTS = true;
 }

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Expose, Transform } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, Max, Min } from 'class-validator';
 
 // One decorator per repeated stack; each message names the variable ($property).
 
@@ -19,6 +19,16 @@ const parseList = ({ value }: { value: unknown }) =>
 
 /** A variable read as a comma-separated list. */
 export const CommaList = () => applyDecorators(Expose(), Transform(parseList));
+
+/** `true` or `false`, exactly. */
+export const ExactBoolean = () =>
+  applyDecorators(
+    Expose(),
+    Transform(({ value }: { value: unknown }) =>
+      value === 'true' ? true : value === 'false' ? false : value,
+    ),
+    IsBoolean({ message: '$property must be true or false' }),
+  );
 
 /** A whole number of milliseconds, `min` or more. */
 export const WholeMilliseconds = (min: number) => {

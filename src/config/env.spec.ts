@@ -1,12 +1,18 @@
 import { validateDatabaseEnv, validateEnv } from './env';
 
-const VALID = { DATABASE_URL: 'postgres://u@localhost:5432/db', API_KEYS: 'k1' };
+const SECRET = 'cursor-secret-of-at-least-32-chars';
+const VALID = {
+  DATABASE_URL: 'postgres://u@localhost:5432/db',
+  API_KEYS: 'k1',
+  CURSOR_SECRET: SECRET,
+};
 
 describe('validateEnv', () => {
   it('applies the defaults of docs/operations.md, Configuration', () => {
     expect({ ...validateEnv(VALID) }).toEqual({
       DATABASE_URL: VALID.DATABASE_URL,
       API_KEYS: ['k1'],
+      CURSOR_SECRET: SECRET,
       PORT: 3000,
       COUNT_CACHE_TTL_MS: 2000,
       DATABASE_TIMEOUT_MS: 5000,
@@ -16,11 +22,13 @@ describe('validateEnv', () => {
       RATE_LIMIT_WINDOW_MS: 60000,
       REDIS_KEY_PREFIX: 'links-clients:',
       DATABASE_REPLICA_URLS: [],
+      DATABASE_PREPARED_STATEMENTS: true,
       LOG_LEVEL: 'info',
       LOG_FORMAT: 'json',
       HEALTH_TIMEOUT_MS: 1000,
       SHUTDOWN_DRAIN_DELAY_MS: 5000,
       SHUTDOWN_TIMEOUT_MS: 15000,
+      TRUST_PROXY: false,
     });
   });
 
@@ -28,6 +36,7 @@ describe('validateEnv', () => {
     const env = validateEnv({
       ...VALID,
       PORT: '8080',
+      CURSOR_SECRET_PREVIOUS: 'previous-cursor-secret-32-chars-x',
       COUNT_CACHE_TTL_MS: '0',
       DATABASE_TIMEOUT_MS: '250',
       KEY_CACHE_TTL_MS: '500',
@@ -38,16 +47,20 @@ describe('validateEnv', () => {
       REDIS_KEY_PREFIX: 'x:',
       CORS_ORIGINS: 'https://a.example, http://localhost:8080',
       DATABASE_REPLICA_URLS: 'postgres://r1/db, postgres://r2/db',
+      DATABASE_PREPARED_STATEMENTS: 'false',
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'pretty',
       HEALTH_TIMEOUT_MS: '300',
       SHUTDOWN_DRAIN_DELAY_MS: '0',
       SHUTDOWN_TIMEOUT_MS: '20000',
+      TRUST_PROXY: '2',
       HOME: '/root',
     });
     expect({ ...env }).toEqual({
       DATABASE_URL: VALID.DATABASE_URL,
       API_KEYS: ['k1'],
+      CURSOR_SECRET: SECRET,
+      CURSOR_SECRET_PREVIOUS: 'previous-cursor-secret-32-chars-x',
       PORT: 8080,
       COUNT_CACHE_TTL_MS: 0,
       DATABASE_TIMEOUT_MS: 250,
@@ -59,11 +72,13 @@ describe('validateEnv', () => {
       REDIS_KEY_PREFIX: 'x:',
       CORS_ORIGINS: ['https://a.example', 'http://localhost:8080'],
       DATABASE_REPLICA_URLS: ['postgres://r1/db', 'postgres://r2/db'],
+      DATABASE_PREPARED_STATEMENTS: false,
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'pretty',
       HEALTH_TIMEOUT_MS: 300,
       SHUTDOWN_DRAIN_DELAY_MS: 0,
       SHUTDOWN_TIMEOUT_MS: 20000,
+      TRUST_PROXY: 2,
     });
   });
 
@@ -83,12 +98,14 @@ describe('validateEnv', () => {
   });
 
   it('lets the database be the only source of keys (docs/operations.md, Configuration)', () => {
-    expect(validateEnv({ DATABASE_URL: VALID.DATABASE_URL }).API_KEYS).toBeUndefined();
+    expect(
+      validateEnv({ DATABASE_URL: VALID.DATABASE_URL, CURSOR_SECRET: SECRET }).API_KEYS,
+    ).toBeUndefined();
   });
 
   it('names every missing variable in one message', () => {
     expect(() => validateEnv({})).toThrow(
-      'Invalid environment:\n  - API_KEYS is required (comma-separated API keys) unless DATABASE_URL holds managed keys\n  - DATABASE_URL is required',
+      'Invalid environment:\n  - API_KEYS is required (comma-separated API keys) unless DATABASE_URL holds managed keys\n  - CURSOR_SECRET is required (at least 32 characters)\n  - DATABASE_URL is required',
     );
   });
 
@@ -98,6 +115,8 @@ describe('validateEnv', () => {
     ['PORT', '-1', 'PORT must be an integer from 0 to 65535'],
     ['DATABASE_URL', 'mysql://x/y', 'DATABASE_URL must be a postgres:// URL'],
     ['API_KEYS', ' , ,', 'API_KEYS must list at least one key'],
+    ['CURSOR_SECRET', 'x'.repeat(31), 'CURSOR_SECRET must be at least 32 characters'],
+    ['CURSOR_SECRET_PREVIOUS', 'short', 'CURSOR_SECRET_PREVIOUS must be at least 32 characters'],
     ['API_KEYS', 'good,has space', 'API_KEYS keys must not contain whitespace'],
     [
       'KEY_CACHE_TTL_MS',
@@ -144,6 +163,7 @@ describe('validateEnv', () => {
       'DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs',
     ],
     ['LOG_FORMAT', 'text', 'LOG_FORMAT must be one of json, pretty'],
+    ['DATABASE_PREPARED_STATEMENTS', 'no', 'DATABASE_PREPARED_STATEMENTS must be true or false'],
     [
       'HEALTH_TIMEOUT_MS',
       '0',
@@ -163,6 +183,25 @@ describe('validateEnv', () => {
     expect(() => validateEnv({ ...VALID, [name]: value })).toThrow(message);
   });
 
+  it.each([
+    ['false', false],
+    ['0', 0],
+    ['1', 1],
+    ['10.0.0.0/8', ['10.0.0.0/8']],
+    [' 10.1.2.3 , fd00::/8,loopback', ['10.1.2.3', 'fd00::/8', 'loopback']],
+  ])('maps TRUST_PROXY=%j to Express trust proxy %j', (value, expected) => {
+    expect(validateEnv({ ...VALID, TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
+  });
+
+  it.each(['true', 'yes', '1.5', '-1', '10.0.0.0/33', '10.0.0/8', 'proxy.example', '10.0.0.1,,x'])(
+    'rejects TRUST_PROXY=%j with a clear message',
+    (value) => {
+      expect(() => validateEnv({ ...VALID, TRUST_PROXY: value })).toThrow(
+        'TRUST_PROXY must be a hop count (e.g. 1) or comma-separated proxy addresses or CIDRs',
+      );
+    },
+  );
+
   it('names several invalid variables at once', () => {
     let message = '';
     try {
@@ -181,6 +220,7 @@ describe('validateDatabaseEnv', () => {
       DATABASE_URL: VALID.DATABASE_URL,
       DATABASE_TIMEOUT_MS: 5000,
       DATABASE_REPLICA_URLS: [],
+      DATABASE_PREPARED_STATEMENTS: true,
     });
     expect(() => validateDatabaseEnv({})).toThrow('DATABASE_URL is required');
   });

@@ -4,12 +4,20 @@ import { DatabaseEnv } from './database.env';
 import { HttpEnv } from './http.env';
 import { KeysEnv } from './keys.env';
 import { OperationsEnv } from './operations.env';
+import { PagingEnv } from './paging.env';
 import { RateLimitEnv } from './rate-limit.env';
 
 /** The environment by concern; each section is injected where it is used (config.module.ts). */
-export const ENV_SECTIONS = [KeysEnv, DatabaseEnv, HttpEnv, RateLimitEnv, OperationsEnv] as const;
+export const ENV_SECTIONS = [
+  KeysEnv,
+  PagingEnv,
+  DatabaseEnv,
+  HttpEnv,
+  RateLimitEnv,
+  OperationsEnv,
+] as const;
 
-export type Env = KeysEnv & DatabaseEnv & HttpEnv & RateLimitEnv & OperationsEnv;
+export type Env = KeysEnv & PagingEnv & DatabaseEnv & HttpEnv & RateLimitEnv & OperationsEnv;
 
 const API_KEYS_REQUIRED =
   'API_KEYS is required (comma-separated API keys) unless DATABASE_URL holds managed keys';

@@ -1,7 +1,9 @@
-import { IsOptional, Matches } from 'class-validator';
-import { CommaList, IntegerFrom, WholeMilliseconds } from './env-decorators';
+import { Expose, Transform } from 'class-transformer';
+import { IsOptional, Matches, ValidateBy } from 'class-validator';
+import { CommaList, IntegerFrom } from './env-decorators';
+import { isTrustProxy, parseTrustProxy, TRUST_PROXY_MESSAGE, TrustProxy } from './trust-proxy';
 
-/** The HTTP server and what it answers from the caches. */
+/** The HTTP server. */
 export class HttpEnv {
   @IntegerFrom(0, 65535)
   PORT = 3000;
@@ -15,7 +17,13 @@ export class HttpEnv {
   })
   CORS_ORIGINS?: string[];
 
-  // How old a list total may be (docs/api.md, Endpoints); the rows are always fresh.
-  @WholeMilliseconds(0)
-  COUNT_CACHE_TTL_MS = 2000;
+  // Express's `trust proxy`: behind an ingress, which hops of X-Forwarded-For name the client
+  // (per-IP rate limits, logs). Off by default: a client could otherwise forge its address.
+  @Expose()
+  @Transform(parseTrustProxy)
+  @ValidateBy({
+    name: 'isTrustProxy',
+    validator: { validate: isTrustProxy, defaultMessage: () => TRUST_PROXY_MESSAGE },
+  })
+  TRUST_PROXY: TrustProxy = false;
 }

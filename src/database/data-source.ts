@@ -2,24 +2,31 @@ import { DataSourceOptions } from 'typeorm';
 import { CreateLinksAndClients1767225600000 } from './migrations/1767225600000-CreateLinksAndClients';
 import { CreateApiKeys1767312000000 } from './migrations/1767312000000-CreateApiKeys';
 import { CoverListQueries1767398400000 } from './migrations/1767398400000-CoverListQueries';
+import { StampChangesForFeeds1767484800000 } from './migrations/1767484800000-StampChangesForFeeds';
+import { withLibpqSslMode } from './ssl-mode';
 
 export interface DatabaseSettings {
   url: string;
   timeoutMs: number;
   /** Read replicas: when given, TypeORM sends every read outside a transaction to one. */
   replicaUrls?: string[];
+  /** Off behind a transaction-mode pooler that cannot keep them (PgBouncer before 1.21). */
+  preparedStatements?: boolean;
 }
 
 /**
  * One definition of the connection, shared by the app and the command-line tools. Entities are
  * not listed here: each resource module registers its own (TypeOrmModule.forFeature), and the
- * data sources built outside the app add src/entities.ts.
+ * data sources built outside the app add them (standalone-data-source.ts).
  */
 export function dataSourceOptions({
   url,
   timeoutMs,
   replicaUrls = [],
+  preparedStatements = true,
 }: DatabaseSettings): DataSourceOptions {
+  url = withLibpqSslMode(url, 'DATABASE_URL');
+  replicaUrls = replicaUrls.map((replica) => withLibpqSslMode(replica, 'DATABASE_REPLICA_URLS'));
   return {
     type: 'postgres',
     ...(replicaUrls.length > 0
@@ -35,12 +42,15 @@ export function dataSourceOptions({
       CreateLinksAndClients1767225600000,
       CreateApiKeys1767312000000,
       CoverListQueries1767398400000,
+      StampChangesForFeeds1767484800000,
     ],
     // Each migration in its own transaction, or none where it builds indexes concurrently.
     migrationsTransactionMode: 'each',
     synchronize: false,
     migrationsRun: false,
-    // docs/operations.md, Configuration: DATABASE_TIMEOUT_MS bounds both the wait for a pooled connection and the
+    // gen_random_uuid() is built in; the API's role may not create extensions, nor need to.
+    installExtensions: false,
+    // DATABASE_TIMEOUT_MS (docs/operations.md, Configuration) bounds both the wait for a pooled connection and the
     // statement; the server-side statement_timeout cancels the query, not only our wait.
     connectTimeoutMS: timeoutMs,
     extra: {
@@ -50,7 +60,9 @@ export function dataSourceOptions({
       application_name: 'links-clients-api',
       // The API's queries run as prepared statements (DatabaseReader); a plan cached for any
       // parameters can scan the whole table where one made for the actual ones reads a page.
-      options: '-c plan_cache_mode=force_custom_plan',
+      // Unnamed statements are always planned for their parameters, and a pooler such as
+      // PgBouncer refuses this startup parameter.
+      ...(preparedStatements && { options: '-c plan_cache_mode=force_custom_plan' }),
     },
   };
 }

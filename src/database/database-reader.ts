@@ -8,6 +8,11 @@ const MAX_PREPARED_STATEMENTS = 200;
 
 const unavailable = () => new ServiceUnavailableException(DATABASE_UNAVAILABLE);
 
+export interface ReadOptions {
+  /** Read from the primary even when replicas are configured (what a replica lags on matters). */
+  primary?: boolean;
+}
+
 /**
  * How the API reads: read-only queries where reads belong — a read replica when
  * DATABASE_REPLICA_URLS configures some (TypeORM sends raw queries to the primary unless
@@ -18,9 +23,11 @@ export class DatabaseReader {
   private readonly deadlineMs: number;
   private readonly pools: DatabasePools;
   private readonly statementNames = new Map<string, string>();
+  private readonly isPreparing: boolean;
 
   constructor(dataSource: DataSource, env: DatabaseEnv) {
     this.deadlineMs = env.DATABASE_TIMEOUT_MS;
+    this.isPreparing = env.DATABASE_PREPARED_STATEMENTS !== false;
     this.pools = new DatabasePools(dataSource);
   }
 
@@ -30,7 +37,7 @@ export class DatabaseReader {
    * given up on before it got a connection is not run; one already running still releases its
    * connection, and statement_timeout cuts it in the database.
    */
-  query<T>(text: string, params: unknown[]): Promise<T> {
+  query<T>(text: string, params: unknown[], { primary = false }: ReadOptions = {}): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     let expired = false;
     const deadline = new Promise<never>((_resolve, reject) => {
@@ -39,12 +46,17 @@ export class DatabaseReader {
         reject(unavailable());
       }, this.deadlineMs);
     });
-    const read = this.run<T>(text, params, () => expired);
+    const read = this.run<T>(text, params, primary, () => expired);
     return Promise.race([read, deadline]).finally(() => clearTimeout(timer));
   }
 
-  private async run<T>(text: string, params: unknown[], givenUp: () => boolean): Promise<T> {
-    const [connection, release] = await this.pools.readConnection();
+  private async run<T>(
+    text: string,
+    params: unknown[],
+    primary: boolean,
+    givenUp: () => boolean,
+  ): Promise<T> {
+    const [connection, release] = await this.pools.connection(primary ? 'primary' : 'read');
     if (givenUp()) {
       // Its caller already has the 503: the connection goes to a live request instead.
       release();
@@ -78,9 +90,11 @@ export class DatabaseReader {
    * planned for its parameters: see plan_cache_mode in data-source.ts); parsing and analysing a
    * statement cost the database more than the get by id it serves. The texts come from the
    * query builders, so they are few; past a bound (a builder gone wrong) a query runs unnamed
-   * rather than fill every connection with statements.
+   * rather than fill every connection with statements. DATABASE_PREPARED_STATEMENTS=false
+   * runs every query unnamed, for a pooler that hands each transaction another connection.
    */
   private statementName(text: string): string | undefined {
+    if (!this.isPreparing) return undefined;
     let name = this.statementNames.get(text);
     if (name === undefined && this.statementNames.size < MAX_PREPARED_STATEMENTS) {
       name = `api_${this.statementNames.size + 1}`;

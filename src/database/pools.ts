@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { DataSource } from 'typeorm';
 import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
@@ -17,14 +17,22 @@ export class DatabasePools {
     return this.driver.master as Pool | undefined;
   }
 
-  get replicas(): Pool[] {
-    return (this.driver.slaves ?? []) as Pool[];
+  /** The primary pool's connection settings. */
+  get primaryOptions(): PoolConfig {
+    return (this.driver.master as Pool & { options: PoolConfig }).options;
   }
 
-  /** A connection where reads belong: a replica when some are configured, else the primary. */
-  async readConnection(): Promise<[PoolClient, (error?: unknown) => void]> {
-    const [connection, release] = await (this.dataSource.defaultReplicationModeForReads() ===
-    'slave'
+  get replicas(): (Pool & { options: PoolConfig })[] {
+    return (this.driver.slaves ?? []) as (Pool & { options: PoolConfig })[];
+  }
+
+  /**
+   * A connection to the primary, or where reads belong: a replica when some are configured,
+   * else the primary.
+   */
+  async connection(target: 'primary' | 'read'): Promise<[PoolClient, (error?: unknown) => void]> {
+    const [connection, release] = await (target === 'read' &&
+    this.dataSource.defaultReplicationModeForReads() === 'slave'
       ? this.driver.obtainSlaveConnection()
       : this.driver.obtainMasterConnection());
     return [connection as PoolClient, release as (error?: unknown) => void];

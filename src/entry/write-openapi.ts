@@ -14,6 +14,7 @@ export const OPENAPI_FILE = 'openapi.json';
 export async function generateOpenApiJson(): Promise<string> {
   process.env.DATABASE_URL ||= 'postgres://openapi@127.0.0.1:1/none';
   process.env.API_KEYS ||= 'unused';
+  process.env.CURSOR_SECRET ||= 'unused-when-only-writing-the-document';
   const app = await NestFactory.create<NestExpressApplication>(await AppModule.forRoot(), {
     preview: true,
     logger: ['error'],

@@ -1,16 +1,10 @@
 import { SkipThrottle } from '@nestjs/throttler';
 import { Controller, Get } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import {
-  HealthCheck,
-  HealthCheckService,
-  HealthIndicatorService,
-  TypeOrmHealthIndicator,
-} from '@nestjs/terminus';
-import { DataSource } from 'typeorm';
+import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { Public } from '../auth/public.decorator';
-import { OperationsEnv } from '../config/operations.env';
-import { DatabasePools } from '../database/pools';
+import { DatabasePing } from './database-ping';
+import { DatabasePings } from './database-pings';
 import { ShutdownState } from './shutdown-state';
 
 /**
@@ -26,10 +20,8 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicator: HealthIndicatorService,
-    private readonly database: TypeOrmHealthIndicator,
     private readonly shutdown: ShutdownState,
-    private readonly env: OperationsEnv,
-    private readonly dataSource: DataSource,
+    private readonly databases: DatabasePings,
   ) {}
 
   /** The process is up and serving HTTP; never touches the database. */
@@ -43,27 +35,18 @@ export class HealthController {
   @Get('ready')
   @HealthCheck({ swaggerDocumentation: false })
   ready() {
-    const timeout = this.env.HEALTH_TIMEOUT_MS;
     return this.health.check([
       () => {
         const session = this.indicator.check('shutdown');
         return this.shutdown.isShuttingDown ? session.down('shutting down') : session.up();
       },
-      () => this.database.pingCheck('database', { timeout }),
-      ...this.replicaPools().map(
-        (pool, index) => () =>
-          this.indicator
-            .check(`replica-${index}`)
-            .attempt(async () => {
-              await pool.query('SELECT 1');
-            })
-            .withTimeout(timeout),
-      ),
+      ...this.databases.all.map((ping) => () => this.pingCheck(ping)),
     ]);
   }
 
-  // The primary is pinged above through the DataSource, whose plain queries go to it.
-  private replicaPools() {
-    return new DatabasePools(this.dataSource).replicas;
+  private async pingCheck(ping: DatabasePing) {
+    const session = this.indicator.check(ping.name);
+    const { isUp, responseTime } = await ping.check();
+    return isUp ? session.up({ responseTime }) : session.down('not answering');
   }
 }

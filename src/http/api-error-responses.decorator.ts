@@ -37,6 +37,10 @@ const ERRORS: Record<number, ErrorDoc> = {
     detail: READ_ONLY,
     header: { name: 'Allow', description: 'The methods allowed', example: 'GET, HEAD' },
   },
+  413: {
+    description: 'The request carries a body over 1 KiB (the API reads none)',
+    detail: 'Request bodies are limited to 1024 bytes',
+  },
   429: {
     description: 'Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After',
     detail: RATE_LIMITED,
@@ -54,7 +58,7 @@ const ERRORS: Record<number, ErrorDoc> = {
 };
 
 // Every data route can answer these, whatever its parameters.
-const ALWAYS = [401, 405, 429, 500, 503];
+const ALWAYS = [401, 405, 413, 429, 500, 503];
 
 function problemExample(status: number): ProblemDetailsDto {
   return {

@@ -1,4 +1,5 @@
 import { INestApplication } from '@nestjs/common';
+import { makeExact } from './openapi-exact';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -6,16 +7,21 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Links and Clients Data API')
     .setDescription(
       'Read-only access to links and clients. Every /api/data route needs ' +
-        '`Authorization: Bearer <API key>`. Errors are RFC 9457 problem details.',
+        '`Authorization: Bearer <API key>`. Errors are RFC 9457 problem details. ' +
+        'A path with a trailing slash answers like the same path without it ' +
+        '(`/api/data/links/` is `/api/data/links`). Every 200 carries a weak `ETag`; ' +
+        'send it back in `If-None-Match` to get a 304 without a body while the data is unchanged. ' +
+        'With `Accept-Encoding: gzip` or `br`, bodies over 1 KiB are compressed.',
     )
     .setVersion('1.0')
     .addServer('/', 'The server that serves this document')
     .addTag('links', 'Links: listed whole, or fetched by id')
     .addTag('clients', 'Clients: filtered and paged (by page number or cursor), or fetched by id')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key' })
+    // An API key is opaque (not a JWT), so the scheme names no bearerFormat.
+    .addSecurity('bearer', { type: 'http', scheme: 'bearer', description: 'An API key' })
     .addSecurityRequirements('bearer')
     .build();
-  return SwaggerModule.createDocument(app, config);
+  return makeExact(SwaggerModule.createDocument(app, config));
 }
 
 /** Serves the interactive reference at /docs and the document at /docs/openapi.json (public). */

@@ -16,7 +16,7 @@ export class ProblemDetailsDto {
   @ApiProperty({ example: 'Bad Request' })
   title!: string;
 
-  @ApiProperty({ example: 400 })
+  @ApiProperty({ type: 'integer', example: 400 })
   status!: number;
 
   @ApiProperty({ example: 'Invalid query parameters' })

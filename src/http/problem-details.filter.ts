@@ -11,6 +11,7 @@ import {
 } from '@nestjs/common';
 import { Request, Response } from 'express';
 import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../database/database-unavailable';
+import { ERROR_CACHE_CONTROL } from './caching';
 import { requestIdOf } from './request-id.middleware';
 import { ProblemDetailsDto } from './problem-details.dto';
 import { ParameterError } from './strict-query.pipe';
@@ -34,6 +35,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     if (isHealthReport(exception)) {
       // Probes read terminus' own report: `{ status: "error", info, error, details }`.
+      res.setHeader('Cache-Control', ERROR_CACHE_CONTROL);
       res.status(exception.getStatus()).json(exception.getResponse());
       return;
     }
@@ -64,7 +66,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       requestId,
       ...(problem.errors && { errors: problem.errors }),
     };
-    res.status(problem.status).type('application/problem+json').json(body);
+    // Sent with `end`, not `send`: an error has no ETag to revalidate and must not be stored.
+    const json = JSON.stringify(body);
+    res.setHeader('Cache-Control', ERROR_CACHE_CONTROL);
+    res.setHeader('Content-Length', Buffer.byteLength(json));
+    res.status(problem.status).type('application/problem+json').end(json);
   }
 }
 

@@ -1,18 +1,22 @@
-import { PayloadTooLargeException } from '@nestjs/common';
-import { NextFunction, Request, Response } from 'express';
+import { Request, Response, NextFunction } from 'express';
 
-// The API reads no body (APP_OPTIONS); anything larger than this is refused before it is sent.
+// The API reads no body (APP_OPTIONS); a read that carries more than this gets a 413.
 export const MAX_REQUEST_BODY_BYTES = 1024;
 
-/** 413 for a declared body over the limit, or a chunked one of unknown length. */
-export function requestSizeMiddleware(req: Request, _res: Response, next: NextFunction): void {
+/** A declared body over the limit, or a chunked one of unknown length. */
+export function hasOversizedBody(req: Pick<Request, 'headers'>): boolean {
   const length = Number(req.headers['content-length'] ?? 0);
-  if (req.headers['transfer-encoding'] !== undefined || length > MAX_REQUEST_BODY_BYTES) {
+  return req.headers['transfer-encoding'] !== undefined || length > MAX_REQUEST_BODY_BYTES;
+}
+
+/**
+ * A request with an oversized body is answered (401, 405, 413 — see ReadRequestGuard) without
+ * its body ever being read: its connection closes after the answer.
+ */
+export function requestSizeMiddleware(req: Request, res: Response, next: NextFunction): void {
+  if (hasOversizedBody(req)) {
+    res.setHeader('Connection', 'close');
     req.once('error', () => undefined);
-    next(
-      new PayloadTooLargeException(`Request bodies are limited to ${MAX_REQUEST_BODY_BYTES} bytes`),
-    );
-    return;
   }
   next();
 }

@@ -2,9 +2,10 @@ import { BadRequestException } from '@nestjs/common';
 import { ListClientsQuery } from '../clients/dto/list-clients.query';
 import { NoQueryParams } from './no-query-params';
 import { parseQuery } from './parse-query';
+import { CursorCodec } from './signed-cursor';
 import { StrictQueryPipe } from './strict-query.pipe';
 
-const pipe = new StrictQueryPipe();
+const pipe = new StrictQueryPipe(new CursorCodec({ current: 'spec-secret' }));
 const run = (query: string, metatype: new () => object = ListClientsQuery) =>
   pipe.transform(parseQuery(query), { type: 'query', metatype });
 

@@ -15,7 +15,7 @@ export interface LinkRow {
 
 const LINKS = tableOf(Link);
 const column = (property: keyof Link & string) => columnOf(Link, property);
-const LINK_COLUMNS = `${column('id')} AS "id",
+export const LINK_COLUMNS = `${column('id')} AS "id",
   ${printedTimestamp(column('createdAt'))} AS "createdAt",
   ${printedTimestamp(column('updatedAt'))} AS "updatedAt"`;
 

@@ -1,5 +1,4 @@
 import { NotFoundException } from '@nestjs/common';
-import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
 import {
   createSuiteDatabase,
@@ -11,10 +10,8 @@ import { renderLink, renderLinksList } from './link.renderer';
 import { LinksRepository } from './links.repository';
 import { LINKS_BATCH_SIZE, LinksService } from './links.service';
 
-async function readJson(stream: Readable) {
-  let text = '';
-  for await (const chunk of stream) text += chunk;
-  return JSON.parse(text);
+async function readJson(json: string) {
+  return JSON.parse(json) as { data: { id: string }[]; meta: unknown };
 }
 
 describe('LinksService', () => {
@@ -34,7 +31,7 @@ describe('LinksService', () => {
 
   it('lists by createdAt then id, with the total', async () => {
     const list = await readJson(renderLinksList(await service.list()));
-    expect(list.data.map((l: { id: string }) => l.id)).toEqual(['early', 'a', 'b']);
+    expect(list.data.map((l) => l.id)).toEqual(['early', 'a', 'b']);
     expect(list.meta).toEqual({ total: 3 });
   });
 
@@ -52,7 +49,7 @@ describe('LinksService', () => {
         Buffer.compare(Buffer.from(x), Buffer.from(y)),
       );
       expect(list.meta).toEqual({ total: extra + 3 });
-      expect(list.data.map((l: { id: string }) => l.id)).toEqual(['early', 'a', 'b', ...bulk]);
+      expect(list.data.map((l) => l.id)).toEqual(['early', 'a', 'b', ...bulk]);
     } finally {
       await dataSource.query(`DELETE FROM links WHERE id LIKE 'bulk-%'`);
     }

@@ -2,8 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import { isoMicros } from '../database/printed-timestamp';
 import { LinkRow, LinksRepository } from './links.repository';
 
-// Rows per query while streaming the list: each query costs about 0.1 ms beyond its rows, and
-// a batch is ~100 KB of JSON in memory per request in flight, so memory stays flat.
+// Rows per query: each query costs about 0.1 ms beyond its rows.
 export const LINKS_BATCH_SIZE = 1000;
 
 @Injectable()
@@ -11,29 +10,26 @@ export class LinksService {
   constructor(private readonly links: LinksRepository) {}
 
   /**
-   * Every link in list order (docs/api.md, List Links), in keyset batches. The first batch is
-   * read before this resolves, so a database outage is still a clean 503.
+   * Every link in list order (docs/api.md, Endpoints), read in keyset batches. The whole list
+   * is read before anything is sent: its ETag covers the exact body, and a database failure on
+   * any batch is a clean 503 rather than a response cut short.
    */
-  async list(): Promise<AsyncIterable<LinkRow[]>> {
-    return this.batchesFrom(await this.links.batch(LINKS_BATCH_SIZE));
+  async list(): Promise<LinkRow[]> {
+    const links: LinkRow[] = [];
+    let batch = await this.links.batch(LINKS_BATCH_SIZE);
+    links.push(...batch);
+    while (batch.length === LINKS_BATCH_SIZE) {
+      const last = batch[batch.length - 1];
+      const after = { createdAt: isoMicros(last.createdAt), id: last.id };
+      batch = await this.links.batch(LINKS_BATCH_SIZE, after);
+      links.push(...batch);
+    }
+    return links;
   }
 
   async findOne(id: string): Promise<LinkRow> {
     const link = await this.links.findById(id);
     if (!link) throw new NotFoundException('No link has this id');
     return link;
-  }
-
-  private async *batchesFrom(first: LinkRow[]): AsyncGenerator<LinkRow[]> {
-    let batch = first;
-    yield batch;
-    while (batch.length === LINKS_BATCH_SIZE) {
-      const last = batch[batch.length - 1];
-      batch = await this.links.batch(LINKS_BATCH_SIZE, {
-        createdAt: isoMicros(last.createdAt),
-        id: last.id,
-      });
-      yield batch;
-    }
   }
 }

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
+import { Gauge, Registry } from 'prom-client';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { RateLimitEnv } from '../config/rate-limit.env';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { RATE_LIMIT_STORAGE } from './rate-limit.guard';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 
-/** Rate limits: one window, in memory, or in Redis when REDIS_URL is set. */
+/** Rate limits: one window, counted in memory, or in Redis when REDIS_URL is set (in memory while it is down). */
 @Module({
   imports: [
     ApiKeysModule,
@@ -20,11 +21,19 @@ import { RedisThrottlerStorage } from './redis-throttler.storage';
   providers: [
     {
       provide: RATE_LIMIT_STORAGE,
-      inject: [RateLimitEnv],
-      useFactory: ({ REDIS_URL, REDIS_KEY_PREFIX }: RateLimitEnv) =>
-        REDIS_URL
-          ? new RedisThrottlerStorage(REDIS_URL, REDIS_KEY_PREFIX)
-          : new MemoryThrottlerStorage(),
+      // Registry: provided globally by MetricsModule.
+      inject: [RateLimitEnv, Registry],
+      useFactory: ({ REDIS_URL, REDIS_KEY_PREFIX }: RateLimitEnv, registry: Registry) => {
+        if (!REDIS_URL) return new MemoryThrottlerStorage();
+        const available = new Gauge({
+          name: 'rate_limit_redis_available',
+          help: '1 while rate limits are counted in Redis; 0 while each process counts alone',
+          registers: [registry],
+        });
+        return new RedisThrottlerStorage(REDIS_URL, REDIS_KEY_PREFIX, (isAvailable) =>
+          available.set(isAvailable ? 1 : 0),
+        );
+      },
     },
   ],
   exports: [ThrottlerModule, RATE_LIMIT_STORAGE, ApiKeysModule],

@@ -159,7 +159,10 @@ describe('Cursor paging (docs/api.md, Endpoints)', () => {
       'status=connected&linkId=link-a',
     ])('rejects the cursor with other filters (%j)', async (filters) => {
       await expect400(`${filters}&cursor=${encodeURIComponent(cursor)}`, [
-        { name: 'cursor', reason: 'was issued for other filters; repeat the filters it came with' },
+        {
+          name: 'cursor',
+          reason: 'was issued for another endpoint or other filters; repeat the ones it came with',
+        },
       ]);
     });
 
@@ -167,6 +170,49 @@ describe('Cursor paging (docs/api.md, Endpoints)', () => {
       await get(
         `/api/data/clients?limit=1000&cursor=${encodeURIComponent(cursor)}&status=connected`,
       ).expect(200);
+    });
+
+    describe('one 400 naming the cursor with every other offending parameter', () => {
+      const MALFORMED = { name: 'cursor', reason: 'is not a cursor issued by this service' };
+      const OTHER = {
+        name: 'cursor',
+        reason: 'was issued for another endpoint or other filters; repeat the ones it came with',
+      };
+      const UNKNOWN = (name: string) => ({ name, reason: 'is not a known parameter' });
+
+      it('an unknown parameter and a malformed cursor', async () => {
+        await expect400('status=connected&bogus=1&cursor=x.y', [UNKNOWN('bogus'), MALFORMED]);
+      });
+
+      it('an unknown parameter and a cursor for other filters', async () => {
+        const c = encodeURIComponent(cursor);
+        await expect400(`satus=connected&cursor=${c}`, [UNKNOWN('satus'), OTHER]);
+      });
+
+      it('an invalid limit, a bracket name and a tampered cursor', async () => {
+        const tampered = `${cursor.slice(0, -2)}${cursor.endsWith('AA') ? 'BB' : 'AA'}`;
+        await expect400(`status=connected&limit=0&status[]=new&cursor=${tampered}`, [
+          { name: 'limit', reason: 'must be an integer from 1 to 1000' },
+          UNKNOWN('status[]'),
+          MALFORMED,
+        ]);
+      });
+
+      it('an invalid filter value and a cursor issued by a change feed', async () => {
+        const feed = await get('/api/data/changes/clients?limit=1').expect(200);
+        const c = encodeURIComponent(feed.body.meta.nextCursor);
+        await expect400(`status=connected&isDeleted=yes&cursor=${c}`, [
+          { name: 'isDeleted', reason: 'must be true or false' },
+          OTHER,
+        ]);
+      });
+
+      it('page with a forged cursor', async () => {
+        await expect400('status=connected&page=2&cursor=eyJ9.eyJ9', [
+          { name: 'page', reason: 'cannot be combined with cursor' },
+          { name: 'cursor', reason: 'cannot be combined with page' },
+        ]);
+      });
     });
 
     it('rejects a repeated cursor', async () => {

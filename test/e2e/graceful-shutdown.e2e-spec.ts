@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
@@ -8,7 +9,9 @@ import { insertLinks } from '../support/fixtures';
 
 const DRAIN_MS = 1500;
 const HOLD_MS = 1500; // in-flight requests stay blocked this long after the server closes
-const AUTH = { Authorization: 'Bearer shutdown-key' };
+// The production start refuses keys under 32 characters.
+const KEY = randomBytes(24).toString('base64url');
+const AUTH = { Authorization: `Bearer ${KEY}` };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Outcome {
@@ -44,7 +47,8 @@ describe('Graceful shutdown on SIGTERM', () => {
       PATH: process.env.PATH as string,
       NODE_ENV: 'production',
       DATABASE_URL: process.env.DATABASE_URL as string,
-      API_KEYS: 'shutdown-key',
+      API_KEYS: KEY,
+      CURSOR_SECRET: 'shutdown-cursor-secret-0123456789ab',
       PORT: '0',
       SHUTDOWN_DRAIN_DELAY_MS: String(DRAIN_MS),
       SHUTDOWN_TIMEOUT_MS: '15000',

@@ -1,10 +1,27 @@
 import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { DatabasePing, PING_CACHE_MS } from '../../src/health/database-ping';
+import { DatabasePings } from '../../src/health/database-pings';
 import { ShutdownState } from '../../src/health/shutdown-state';
 import { createTestApp, TestApp } from '../support/create-app';
 import { TcpProxy } from '../support/tcp-proxy';
 
 const HEALTH_TIMEOUT_MS = 500;
 const databaseUp = { status: 'up', responseTime: expect.any(Number) };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// What a probe's body must never carry (docs/operations.md): addresses, users, driver messages.
+const INTERNALS =
+  /127\.0\.0\.1|localhost|postgres|ECONN|ENOTFOUND|\.invalid|secret|role|password|timeout/i;
+
+const SUITE_DATABASE_URL = process.env.DATABASE_URL as string;
+
+interface PgPool {
+  options: { max: number };
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+  query(sql: string): Promise<unknown>;
+}
 
 // The app reaches its database through a proxy the test can cut.
 describe('Health probes', () => {
@@ -53,6 +70,7 @@ describe('Health probes', () => {
   it('ready: 503 within the timeout while the database is cut off; live stays 200', async () => {
     await proxy.down();
     try {
+      await sleep(PING_CACHE_MS); // the answer of the test before, reused until then
       const started = Date.now();
       const res = await get('/health/ready').expect(503);
       expect(Date.now() - started).toBeLessThan(HEALTH_TIMEOUT_MS * 4);
@@ -63,6 +81,7 @@ describe('Health probes', () => {
         error: { database: { status: 'down' } },
       });
       expect(res.body).not.toHaveProperty('type'); // not problem details
+      expect(JSON.stringify(res.body)).not.toMatch(INTERNALS);
       const live = await get('/health/live').expect(200);
       expect(live.body.status).toBe('ok');
     } finally {
@@ -75,6 +94,25 @@ describe('Health probes', () => {
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(status).toBe(200);
+  });
+
+  it('ready: 200 while every connection of the request pool is held by a slow query', async () => {
+    // TypeORM's pg Pool for the primary: the one requests queue for.
+    const pool = (t.app.get(DataSource).driver as unknown as { master: PgPool }).master;
+    const held = Array.from({ length: pool.options.max }, () =>
+      pool.query('SELECT pg_sleep(2)').catch(() => undefined),
+    );
+    try {
+      await sleep(PING_CACHE_MS + 100);
+      while (pool.totalCount - pool.idleCount < pool.options.max) await sleep(20);
+      const started = Date.now();
+      const res = await get('/health/ready').expect(200);
+      expect(res.body.info.database).toEqual(databaseUp);
+      expect(Date.now() - started).toBeLessThan(HEALTH_TIMEOUT_MS);
+      expect(pool.waitingCount).toBe(0);
+    } finally {
+      await Promise.all(held);
+    }
   });
 
   it('ready: 503 once shutting down, while the API still serves', async () => {
@@ -97,5 +135,55 @@ describe('Health probes', () => {
     } finally {
       state.isShuttingDown = false;
     }
+  });
+});
+
+// The databases the probe pings, swapped for ones that cannot be reached in three ways.
+describe('Health probes when the database refuses, rejects the user or does not exist', () => {
+  let t: TestApp;
+  const pings: DatabasePing[] = [];
+
+  beforeAll(async () => {
+    process.env.DATABASE_URL = SUITE_DATABASE_URL; // the suite above pointed it at its proxy
+    const unknownRole = new URL(SUITE_DATABASE_URL);
+    unknownRole.username = 'secret_role';
+    unknownRole.password = 'secret_password';
+    const targets = [
+      'postgres://secret_user:secret_password@127.0.0.1:1/db',
+      unknownRole.toString(),
+      'postgres://secret_user:secret_password@db.secret.invalid:5432/db',
+    ];
+    pings.push(
+      ...targets.map(
+        (connectionString, index) =>
+          new DatabasePing(
+            index === 0 ? 'database' : `replica-${index - 1}`,
+            { connectionString },
+            HEALTH_TIMEOUT_MS,
+          ),
+      ),
+    );
+    t = await createTestApp({
+      override: (builder) => builder.overrideProvider(DatabasePings).useValue({ all: pings }),
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await Promise.all(pings.map((ping) => ping.close()));
+  });
+
+  it('ready: 503 naming the failed checks only, no address, user or driver message', async () => {
+    const res = await request(t.app.getHttpServer()).get('/health/ready').expect(503);
+    expect(res.body).toEqual({
+      status: 'error',
+      info: { shutdown: { status: 'up' } },
+      error: {
+        database: { status: 'down', message: 'not answering' },
+        'replica-0': { status: 'down', message: 'not answering' },
+        'replica-1': { status: 'down', message: 'not answering' },
+      },
+      details: expect.any(Object),
+    });
+    expect(JSON.stringify(res.body)).not.toMatch(INTERNALS);
   });
 });

@@ -1,9 +1,42 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { parseAllDocuments, parse } from 'yaml';
 import { validateEnv } from '../../src/config/env';
 import { createTestApp } from '../support/create-app';
+
+type SecretRef = { secretKeyRef?: { name: string; key: string; optional?: boolean } };
+
+const SECRET_VARIABLES = [
+  'DATABASE_URL',
+  'MIGRATION_DATABASE_URL',
+  'API_KEYS',
+  'CURSOR_SECRET',
+  'CURSOR_SECRET_PREVIOUS',
+];
+
+/** What in rendered manifests would be a credential (none may be: the operator owns them). */
+function credentialsIn(text: string, objects: unknown[]): string[] {
+  const found: string[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (node === null || typeof node !== 'object') return;
+    const object = node as Record<string, unknown>;
+    if (object.kind === 'Secret')
+      found.push(`a Secret (${(object.metadata as { name?: string })?.name})`);
+    if (typeof object.name === 'string' && 'value' in object)
+      if (SECRET_VARIABLES.includes(object.name)) found.push(`a literal value for ${object.name}`);
+    Object.values(object).forEach(walk);
+  };
+  objects.forEach(walk);
+  if (/change-?me/i.test(text)) found.push('a placeholder (change-me)');
+  if (/\w+:\/\/[^\s/@:]+:[^\s/@]+@/.test(text)) found.push('a password in a URL');
+  // A ConfigMap carries the same variable names as the environment.
+  for (const name of SECRET_VARIABLES)
+    if (new RegExp(`^\\s*${name}:`, 'm').test(text)) found.push(`${name} set in plain text`);
+  return found;
+}
 
 // Validated in a plain Node process (kubernetes-models is ES modules only).
 function validate(objects: unknown[]): { kind: string; name: string; error: string | null }[] {
@@ -28,7 +61,12 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0];
   const config = find('ConfigMap').data as Record<string, string>;
-  const secret = find('Secret').stringData as Record<string, string>;
+  const job = find('Job').spec.template.spec;
+  // Where each container's variables come from: name → Secret key.
+  const secretKeys = (c: { env?: { name: string; valueFrom?: SecretRef }[] }) =>
+    Object.fromEntries(
+      (c.env ?? []).map((v) => [v.name, v.valueFrom?.secretKeyRef?.key ?? 'literal value']),
+    );
 
   it('renders the expected objects, each valid against its schema', () => {
     expect(objects.map((object) => object.kind).sort()).toEqual([
@@ -39,7 +77,6 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       'Namespace',
       'NetworkPolicy',
       'PodDisruptionBudget',
-      'Secret',
       'Service',
     ]);
     expect(validate(objects).filter((result) => result.error !== null)).toEqual([]);
@@ -54,13 +91,68 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     expect(result.error).toContain('replicas');
   });
 
+  it('renders no credential: no Secret, no password, no key, no placeholder', () => {
+    expect(credentialsIn(rendered, objects)).toEqual([]);
+  });
+
+  it('the credential check bites: the example Secret once shipped here is caught', () => {
+    const example = [
+      'apiVersion: v1',
+      'kind: Secret',
+      'metadata: { name: links-clients-api }',
+      'stringData:',
+      '  API_KEYS: change-me-key-1,change-me-key-2',
+      '  DATABASE_URL: postgres://links_clients:change-me@postgres:5432/links_clients',
+    ].join('\n');
+    expect(
+      credentialsIn(
+        example,
+        parseAllDocuments(example).map((d) => d.toJSON()),
+      ),
+    ).toEqual([
+      'a Secret (links-clients-api)',
+      'a placeholder (change-me)',
+      'a password in a URL',
+      'DATABASE_URL set in plain text',
+      'API_KEYS set in plain text',
+    ]);
+    const literal = { kind: 'Deployment', env: [{ name: 'API_KEYS', value: 'k'.repeat(40) }] };
+    expect(credentialsIn(JSON.stringify(literal), [literal])).toEqual([
+      'a literal value for API_KEYS',
+    ]);
+  });
+
+  it("takes each secret from the operator's Secret, by name, and the rest from the ConfigMap", () => {
+    const secretName = 'links-clients-api';
+    for (const c of [container, job.containers[0]])
+      for (const variable of c.env) expect(variable.valueFrom.secretKeyRef.name).toBe(secretName);
+    // The API never sees the migration owner's URL; the Job uses it as its DATABASE_URL.
+    expect(secretKeys(container)).toEqual({
+      DATABASE_URL: 'DATABASE_URL',
+      API_KEYS: 'API_KEYS',
+      CURSOR_SECRET: 'CURSOR_SECRET',
+      CURSOR_SECRET_PREVIOUS: 'CURSOR_SECRET_PREVIOUS',
+    });
+    expect(secretKeys(job.containers[0])).toEqual({ DATABASE_URL: 'MIGRATION_DATABASE_URL' });
+    // Missing, the pod waits for the Secret instead of starting without it.
+    const optional = container.env
+      .filter((v: { valueFrom: SecretRef }) => v.valueFrom.secretKeyRef?.optional)
+      .map((v: { name: string }) => v.name);
+    expect(optional).toEqual(['API_KEYS', 'CURSOR_SECRET_PREVIOUS']);
+  });
+
   it('configures the app with a valid environment, through the ConfigMap and the Secret', () => {
+    const secret = {
+      DATABASE_URL: 'postgres://api@db/links_clients',
+      API_KEYS: randomBytes(32).toString('base64url'),
+      CURSOR_SECRET: randomBytes(32).toString('base64url'),
+    };
     const env = validateEnv({ ...config, ...secret });
-    expect(Object.keys({ ...config, ...secret }).every((key) => key in env)).toBe(true);
+    expect(Object.keys(config).every((key) => key in env)).toBe(true);
     expect(container.envFrom).toEqual([
       { configMapRef: { name: find('ConfigMap').metadata.name } },
-      { secretRef: { name: find('Secret').metadata.name } },
     ]);
+    expect(job.containers[0].envFrom).toEqual(container.envFrom);
     expect(container.ports).toEqual([{ name: 'http', containerPort: env.PORT, protocol: 'TCP' }]);
     // The image's own settings are the ones the container runs with.
     expect(readFileSync('Dockerfile', 'utf8')).toContain(`EXPOSE ${env.PORT}`);
@@ -97,6 +189,8 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     expect(pod.terminationGracePeriodSeconds).toBeLessThanOrEqual(shutdownSeconds + 15);
     // Readiness turns false within the drain delay.
     const { periodSeconds, failureThreshold } = container.readinessProbe;
+    // One slow ping must not take every pod out of the Service at once.
+    expect(failureThreshold).toBeGreaterThanOrEqual(3);
     expect(periodSeconds * failureThreshold * 1000).toBeLessThan(
       Number(config.SHUTDOWN_DRAIN_DELAY_MS),
     );
@@ -133,6 +227,12 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     const policy = find('NetworkPolicy');
     expect(selects(policy.spec.podSelector.matchLabels)).toBe(true);
     expect(policy.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
+    // DNS, PostgreSQL, and Redis for shared rate limits.
+    expect(
+      policy.spec.egress.flatMap((rule: { ports: { port: number }[] }) =>
+        rule.ports.map((port) => port.port),
+      ),
+    ).toEqual([53, 53, 5432, 6379]);
     const hpa = find('HorizontalPodAutoscaler');
     expect(hpa.spec.scaleTargetRef).toEqual({
       apiVersion: 'apps/v1',
@@ -143,7 +243,6 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
   });
 
   it('migrates with the same command as docker-compose, as the same locked-down user', () => {
-    const job = find('Job').spec.template.spec;
     const compose = parse(readFileSync('docker-compose.yml', 'utf8'));
     expect(job.containers[0].command).toEqual(compose.services.migrate.command);
     expect(job.containers[0].image).toBe(container.image);

@@ -20,17 +20,25 @@ describe('OpenAPI document', () => {
   });
   afterAll(() => t.close());
 
-  it('describes the four operations and nothing else', () => {
+  it('describes the six operations, each as GET and HEAD, and nothing else', () => {
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.entries(item as object).map(
         ([method, operation]) => `${method} ${path} ${operation.operationId}`,
       ),
     );
     expect(operations.sort()).toEqual([
+      'get /api/data/changes/clients clientChanges',
+      'get /api/data/changes/links linkChanges',
       'get /api/data/clients listClients',
       'get /api/data/clients/{id} getClient',
       'get /api/data/links listLinks',
       'get /api/data/links/{id} getLink',
+      'head /api/data/changes/clients clientChangesHead',
+      'head /api/data/changes/links linkChangesHead',
+      'head /api/data/clients listClientsHead',
+      'head /api/data/clients/{id} getClientHead',
+      'head /api/data/links listLinksHead',
+      'head /api/data/links/{id} getLinkHead',
     ]);
   });
 
@@ -80,13 +88,22 @@ describe('OpenAPI document', () => {
             'application/problem+json' in ((response as { content?: object }).content ?? {}),
         )
         .map(([status]) => status);
-    expect(statuses('/api/data/links')).toEqual(['400', '401', '405', '429', '500', '503']);
-    expect(statuses('/api/data/clients')).toEqual(['400', '401', '405', '429', '500', '503']);
+    expect(statuses('/api/data/links')).toEqual(['400', '401', '405', '413', '429', '500', '503']);
+    expect(statuses('/api/data/clients')).toEqual([
+      '400',
+      '401',
+      '405',
+      '413',
+      '429',
+      '500',
+      '503',
+    ]);
     expect(statuses('/api/data/links/{id}')).toEqual([
       '400',
       '401',
       '404',
       '405',
+      '413',
       '429',
       '500',
       '503',
@@ -96,6 +113,7 @@ describe('OpenAPI document', () => {
       '401',
       '404',
       '405',
+      '413',
       '429',
       '500',
       '503',
@@ -174,5 +192,64 @@ describe('OpenAPI document', () => {
     const res = await server().get('/api/data/links/link-1').set(AUTH).expect(200);
     res.body.createdAt = 42;
     expect(() => checker.expectValid(res, '/api/data/links/{id}')).toThrow(/does not match/);
+  });
+
+  it('is exact: closed shapes, integer counts, an opaque bearer key, bounded ids and cursor', async () => {
+    expect(document.components.securitySchemes.bearer.bearerFormat).toBeUndefined();
+    for (const [name, schema] of Object.entries<any>(document.components.schemas))
+      expect([name, schema.additionalProperties]).toEqual([name, false]);
+    const meta = document.components.schemas.ClientsPageMeta.properties;
+    for (const field of ['page', 'limit', 'total', 'totalPages'])
+      expect(meta[field].type).toBe('integer');
+    expect(document.components.schemas.LinksListMeta.properties.total.type).toBe('integer');
+    const cursor = document.paths['/api/data/clients'].get.parameters.find(
+      (p: { name: string }) => p.name === 'cursor',
+    );
+    expect(cursor.schema).toMatchObject({ maxLength: 2048, example: expect.any(String) });
+    for (const path of ['/api/data/links/{id}', '/api/data/clients/{id}']) {
+      const [id] = document.paths[path].get.parameters;
+      expect(id.schema).toMatchObject({ maxLength: 16384, example: expect.any(String) });
+    }
+    expect(document.info.description).toContain('trailing slash');
+
+    // A page by number missing `total` matches neither closed shape.
+    const page = await server().get('/api/data/clients?limit=1').set(AUTH).expect(200);
+    delete page.body.meta.total;
+    expect(() => checker.expectValid(page, '/api/data/clients')).toThrow(/does not match/);
+  });
+
+  it('documents 304, 413, 414 and 431, and the headers of every answer', () => {
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      const responses = item.get.responses;
+      expect([path, ...Object.keys(responses)]).toEqual(
+        expect.arrayContaining([path, '304', '413', '414', '431']),
+      );
+      expect(Object.keys(responses['200'].headers)).toEqual(
+        expect.arrayContaining([
+          'ETag',
+          'Cache-Control',
+          'Vary',
+          'X-Request-Id',
+          'RateLimit-Limit',
+        ]),
+      );
+      expect(Object.keys(responses['429'].headers)).toEqual(
+        expect.arrayContaining(['Retry-After', 'Cache-Control', 'RateLimit-Remaining']),
+      );
+    }
+  });
+
+  it('the contract check fails on an undocumented header or status', async () => {
+    const res = await server().get('/api/data/links/link-1').set(AUTH).expect(200);
+    expect(() => checker.expectConforms('GET', '/api/data/links/link-1/', res)).not.toThrow();
+    res.headers.allow = 'GET, HEAD';
+    expect(() => checker.expectConforms('GET', '/api/data/links/link-1', res)).toThrow(
+      /undocumented header allow/,
+    );
+    delete res.headers.allow;
+    res.status = 418;
+    expect(() => checker.expectConforms('GET', '/api/data/links/link-1', res)).toThrow(
+      /undocumented status/,
+    );
   });
 });

@@ -26,6 +26,7 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
     PATH: process.env.PATH as string,
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl.toString(),
+    CURSOR_SECRET: 'ops-cursor-secret-0123456789abcdefg',
   };
   const apis: RunningApi[] = [];
 

@@ -1,9 +1,15 @@
-import { rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'yaml';
+import { weakApiKeyProblems } from '../../src/api-keys/environment-keys';
 import { compileApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
 
-// The production path as an operator meets it: compile, `migration:run`, then `node dist/main.js`.
+// The production path as an operator meets it: compile, `migration:run`, then `node dist/entry/main.js`.
 describe('production start', () => {
+  // The production start refuses keys under 32 characters.
+  const key = randomBytes(24).toString('base64url');
   let outDir: string;
   const databaseUrl = new URL(process.env.DATABASE_URL as string);
   databaseUrl.pathname += '_prod';
@@ -27,14 +33,36 @@ describe('production start', () => {
     expect(failure.code).toBe(1);
     expect(failure.stderr).toContain('DATABASE_URL is required');
     expect(failure.stderr).toContain('API_KEYS is required');
+    expect(failure.stderr).toContain('CURSOR_SECRET is required');
     expect(failure.stderr).not.toMatch(/\n\s+at /); // one message, no stack trace
+  });
+
+  it('refuses short, placeholder and example keys, naming each by position, printing none', async () => {
+    const weak = ['short-key', 'x'.repeat(24) + '-change-me', 'dev-key-change-me'];
+    const failure = await run('node', [join(outDir, 'entry/main.js')], {
+      env: {
+        ...baseEnv,
+        DATABASE_URL: databaseUrl.toString(),
+        PORT: '0',
+        API_KEYS: [key, ...weak].join(','),
+      },
+    }).catch((error) => error);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toContain('API_KEYS entry 2 is shorter than 32 characters');
+    expect(failure.stderr).toContain('API_KEYS entry 3 is a placeholder');
+    expect(failure.stderr).toContain('API_KEYS entry 4 is shorter than 32 characters');
+    expect(failure.stderr).not.toContain('API_KEYS entry 1');
+    for (const value of [key, ...weak, 'change-me-'])
+      expect(failure.stdout + failure.stderr).not.toContain(value);
+    expect(failure.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('migrates with the CLI, then serves until SIGTERM', async () => {
     const env = {
       ...baseEnv,
       DATABASE_URL: databaseUrl.toString(),
-      API_KEYS: 'prod-key',
+      API_KEYS: key,
+      CURSOR_SECRET: 'prod-cursor-secret-0123456789abcdef',
       PORT: '0',
       SHUTDOWN_DRAIN_DELAY_MS: '100',
     };
@@ -48,7 +76,7 @@ describe('production start', () => {
     const api = await startCompiledApi(join(outDir, 'entry/main.js'), env);
     try {
       const res = await fetch(`${api.url}/api/data/clients`, {
-        headers: { Authorization: 'Bearer prod-key' },
+        headers: { Authorization: `Bearer ${key}` },
       });
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({
@@ -64,10 +92,48 @@ describe('production start', () => {
         method: 'GET',
         status: 200,
       });
-      expect(api.stdout()).not.toContain('prod-key');
+      expect(api.stdout()).not.toContain(key);
     } finally {
       api.child.kill('SIGTERM');
       expect(await api.exited).toBe(0);
     }
   }, 30000);
+});
+
+// docker-compose.yml: its one-shot `keygen` generates the key the production start accepts,
+// and the API's command reads it unless the environment sets one. Run here as compose would
+// (after its `$$` unescaping), on a scratch folder instead of the volume.
+describe('docker compose keys', () => {
+  const compose = parse(readFileSync('docker-compose.yml', 'utf8'));
+  const keys = mkdtempSync(join(tmpdir(), 'compose-keys-'));
+  const inKeys = (text: string) => text.replaceAll('/keys/', `${keys}/`).replaceAll('$$', '$');
+  const [, , script] = compose.services.keygen.command;
+  const [, , apiCommand] = compose.services.api.command;
+  const apiEnv = (env: Record<string, string>) =>
+    run('sh', ['-c', inKeys(apiCommand).replace('exec node dist/entry/main.js', 'env')], {
+      env: { PATH: process.env.PATH as string, ...env },
+    }).then(({ stdout }) => Object.fromEntries(stdout.split('\n').map((l) => l.split(/=(.*)/s))));
+
+  afterAll(() => rmSync(keys, { recursive: true, force: true }));
+
+  it('ships no key, and generates strong ones once, printing only the API key', async () => {
+    expect(readFileSync('docker-compose.yml', 'utf8')).not.toMatch(
+      /change-me|API_KEYS: \$\{API_KEYS:-[^}]/,
+    );
+    const first = await run('node', ['-e', inKeys(script)]);
+    const key = readFileSync(join(keys, 'api-key'), 'utf8');
+    const secret = readFileSync(join(keys, 'cursor-secret'), 'utf8');
+    expect(weakApiKeyProblems([key])).toEqual([]);
+    expect(secret.length).toBeGreaterThanOrEqual(32);
+    expect(first.stdout).toContain(`API key: ${key}`);
+    expect(first.stdout).not.toContain(secret);
+    // Later starts keep them: clients and cursors survive `docker compose up` again.
+    await run('node', ['-e', inKeys(script)]);
+    expect(readFileSync(join(keys, 'api-key'), 'utf8')).toBe(key);
+    expect(await apiEnv({})).toMatchObject({ API_KEYS: key, CURSOR_SECRET: secret });
+    expect(await apiEnv({ API_KEYS: 'mine', CURSOR_SECRET: 'ours' })).toMatchObject({
+      API_KEYS: 'mine',
+      CURSOR_SECRET: 'ours',
+    });
+  });
 });

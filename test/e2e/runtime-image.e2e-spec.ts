@@ -1,12 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import semver from 'semver';
 import { compileApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
 
 // No Docker engine runs here, so this replays the Dockerfile's runtime stage in a directory
 // outside the project: a production-only install, the compiled dist/, the
 // migration CLI and `node dist/entry/main.js` must work with nothing else around them.
 describe('Container runtime stage, reproduced', () => {
+  // The production start refuses keys under 32 characters.
+  const key = randomBytes(24).toString('base64url');
   const dockerfile = readFileSync('Dockerfile', 'utf8');
   const runtimeStage = dockerfile.slice(dockerfile.search(/^FROM \S+ AS runtime$/m));
   const appDir = mkdtempSync(join(tmpdir(), 'links-clients-runtime-'));
@@ -22,12 +26,13 @@ describe('Container runtime stage, reproduced', () => {
   afterAll(async () => {
     rmSync(appDir, { recursive: true, force: true });
     await onTestServer(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
-  });
+    // Removing a whole installed node_modules takes a while on a busy machine.
+  }, 120000);
 
   it('the Dockerfile runtime stage has the steps replayed below', () => {
     const steps = runtimeStage.split('\n').filter((line) => /^[A-Z]+ /.test(line));
     expect(steps).toEqual([
-      expect.stringMatching(/^FROM node:\d+-\S+ AS runtime$/),
+      expect.stringMatching(/^FROM node:[\d.]+-\S+ AS runtime$/),
       'ENV NODE_ENV=production',
       'WORKDIR /app',
       'COPY package.json package-lock.json ./',
@@ -37,6 +42,29 @@ describe('Container runtime stage, reproduced', () => {
       'EXPOSE 3000',
       'CMD ["node", "dist/entry/main.js"]',
     ]);
+  });
+
+  it('runs the exact Node version CI tests on, one that package.json engines allows', () => {
+    const ciVersion = /^NODE24_VERSION=(\S+)$/m.exec(readFileSync('.ci/run', 'utf8'))?.[1];
+    const imageVersions = [...dockerfile.matchAll(/^FROM node:([\d.]+)-/gm)].map(([, v]) => v);
+    expect(imageVersions).toEqual([ciVersion, ciVersion]);
+    const { engines } = JSON.parse(readFileSync('package.json', 'utf8'));
+    expect(semver.satisfies(ciVersion as string, engines.node)).toBe(true);
+    // The lowest version of each line the range allows satisfies every dependency's `engines`
+    // (else npm ci warns EBADENGINE there).
+    const lowest = new semver.Range(engines.node).set.map(([lower]) => lower.semver.version);
+    expect(lowest).toEqual(['22.22.3', '24.15.0', '26.0.0']);
+    const lock = JSON.parse(readFileSync('package-lock.json', 'utf8'));
+    const narrower = Object.entries(
+      lock.packages as Record<string, { engines?: { node?: string } }>,
+    )
+      .filter(([, entry]) => typeof entry.engines?.node === 'string')
+      .flatMap(([path, entry]) =>
+        lowest
+          .filter((version) => !semver.satisfies(version, entry.engines?.node as string))
+          .map((version) => `${path} ${entry.engines?.node} excludes ${version}`),
+      );
+    expect(narrower).toEqual([]);
   });
 
   it('installs production dependencies only, migrates, serves, and stops on SIGTERM', async () => {
@@ -57,7 +85,8 @@ describe('Container runtime stage, reproduced', () => {
     const appEnv = {
       ...env,
       DATABASE_URL: databaseUrl.toString(),
-      API_KEYS: 'runtime-key',
+      API_KEYS: key,
+      CURSOR_SECRET: 'runtime-cursor-secret-0123456789abc',
       PORT: '0',
       SHUTDOWN_DRAIN_DELAY_MS: '0',
     };
@@ -72,7 +101,7 @@ describe('Container runtime stage, reproduced', () => {
     const api = await startCompiledApi('dist/entry/main.js', appEnv, appDir);
     try {
       const res = await fetch(`${api.url}/api/data/links`, {
-        headers: { Authorization: 'Bearer runtime-key' },
+        headers: { Authorization: `Bearer ${key}` },
       });
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ data: [], meta: { total: 0 } });

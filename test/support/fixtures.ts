@@ -15,32 +15,51 @@ export interface ClientRow {
   updatedAt?: string;
 }
 
+/**
+ * Runs fixture writes with triggers off, so the timestamps a test gives are stored as given
+ * (the updated_at trigger would stamp the time of the write). Foreign keys are triggers too:
+ * fixtures must insert links before their clients.
+ */
+function withTimestampsAsGiven(
+  dataSource: DataSource,
+  write: (query: (sql: string, params: unknown[]) => Promise<unknown>) => Promise<void>,
+): Promise<void> {
+  return dataSource.transaction(async (manager) => {
+    await manager.query('SET LOCAL session_replication_role = replica');
+    await write((sql, params) => manager.query(sql, params));
+  });
+}
+
 // Inserted through SQL, as the systems feeding the real database do.
 export async function insertLinks(dataSource: DataSource, links: LinkRow[]): Promise<void> {
-  for (const link of links) {
-    await dataSource.query(
-      `INSERT INTO links (id, created_at, updated_at)
+  await withTimestampsAsGiven(dataSource, async (query) => {
+    for (const link of links) {
+      await query(
+        `INSERT INTO links (id, created_at, updated_at)
        VALUES ($1, coalesce($2::timestamptz, now()), coalesce($3::timestamptz, now()))`,
-      [link.id, link.createdAt ?? null, link.updatedAt ?? null],
-    );
-  }
+        [link.id, link.createdAt ?? null, link.updatedAt ?? null],
+      );
+    }
+  });
 }
 
 export async function insertClients(dataSource: DataSource, clients: ClientRow[]): Promise<void> {
-  for (const client of clients) {
-    await dataSource.query(
-      `INSERT INTO clients (id, link_id, status, is_deleted, created_at, updated_at)
+  await withTimestampsAsGiven(dataSource, async (query) => {
+    for (const client of clients) {
+      await query(
+        `INSERT INTO clients (id, link_id, status, is_deleted, created_at, updated_at)
        VALUES ($1, $2, $3, $4, coalesce($5::timestamptz, now()), coalesce($6::timestamptz, now()))`,
-      [
-        client.id,
-        client.linkId,
-        client.status,
-        client.isDeleted ?? false,
-        client.createdAt ?? null,
-        client.updatedAt ?? null,
-      ],
-    );
-  }
+        [
+          client.id,
+          client.linkId,
+          client.status,
+          client.isDeleted ?? false,
+          client.createdAt ?? null,
+          client.updatedAt ?? null,
+        ],
+      );
+    }
+  });
 }
 
 export async function clearTables(dataSource: DataSource): Promise<void> {

@@ -17,7 +17,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List every link, by createdAt then id (headers only)
+         * @description Answers like GET, with the same headers and no body.
+         */
+        head: operations["listLinksHead"];
         patch?: never;
         trace?: never;
     };
@@ -34,7 +38,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Get one link by id (headers only)
+         * @description Answers like GET, with the same headers and no body.
+         */
+        head: operations["getLinkHead"];
         patch?: never;
         trace?: never;
     };
@@ -51,7 +59,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * List clients, filtered and paged, by createdAt then id (headers only)
+         * @description Answers like GET, with the same headers and no body.
+         */
+        head: operations["listClientsHead"];
         patch?: never;
         trace?: never;
     };
@@ -68,7 +80,59 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Get one client by id, soft-deleted or not (headers only)
+         * @description Answers like GET, with the same headers and no body.
+         */
+        head: operations["getClientHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/changes/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Client changes, for keeping a mirror
+         * @description Rows ordered by updatedAt, then id (byte order); a row appears again each time it changes. Without cursor the feed starts at the beginning: a full copy, soft-deleted rows included. Rows are served only up to a safe point, so no change is ever skipped. Hard deletes are not reported.
+         */
+        get: operations["clientChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Client changes, for keeping a mirror (headers only)
+         * @description Answers like GET, with the same headers and no body.
+         */
+        head: operations["clientChangesHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data/changes/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Link changes, for keeping a mirror
+         * @description Rows ordered by updatedAt, then id (byte order); a row appears again each time it changes. Without cursor the feed starts at the beginning: a full copy, soft-deleted rows included. Rows are served only up to a safe point, so no change is ever skipped. Hard deletes are not reported.
+         */
+        get: operations["linkChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Link changes, for keeping a mirror (headers only)
+         * @description Answers like GET, with the same headers and no body.
+         */
+        head: operations["linkChangesHead"];
         patch?: never;
         trace?: never;
     };
@@ -208,6 +272,27 @@ export interface components {
             data: components["schemas"]["ClientResponse"][];
             meta: components["schemas"]["ClientsCursorMeta"];
         };
+        ChangesMeta: {
+            /** @example 100 */
+            limit: number;
+            /**
+             * @description Never null: the position after the last row returned, or this request’s own position when none was. Store it and poll with it.
+             * @example WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA
+             */
+            nextCursor: string;
+            /** @description true: the page was full, more rows are ready now; false: caught up */
+            hasMore: boolean;
+        };
+        ClientChangesResponse: {
+            /** @description Changed clients, by updatedAt then id */
+            data: components["schemas"]["ClientResponse"][];
+            meta: components["schemas"]["ChangesMeta"];
+        };
+        LinkChangesResponse: {
+            /** @description Changed links, by updatedAt then id */
+            data: components["schemas"]["LinkResponse"][];
+            meta: components["schemas"]["ChangesMeta"];
+        };
     };
     responses: never;
     parameters: never;
@@ -229,6 +314,20 @@ export interface operations {
             /** @description Every link, with their number */
             200: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -254,9 +353,42 @@ export interface operations {
                     "application/json": components["schemas"]["LinksListResponse"];
                 };
             };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid query: `errors` names every offending parameter */
             400: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -286,6 +418,18 @@ export interface operations {
             /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
             401: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
@@ -307,6 +451,18 @@ export interface operations {
             /** @description Only GET and HEAD are allowed (see the Allow header) */
             405: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description The methods allowed */
                     Allow?: string;
                     [name: string]: unknown;
@@ -325,9 +481,59 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
             429: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -346,9 +552,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Unexpected error; the requestId finds it in the logs */
             500: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -368,6 +593,18 @@ export interface operations {
             /** @description The database is unavailable or too slow; retry after the Retry-After header */
             503: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -388,6 +625,214 @@ export interface operations {
             };
         };
     };
+    listLinksHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every link, with their number */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getLink: {
         parameters: {
             query?: never;
@@ -403,6 +848,20 @@ export interface operations {
             /** @description The link */
             200: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -416,9 +875,42 @@ export interface operations {
                     "application/json": components["schemas"]["LinkResponse"];
                 };
             };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid query: `errors` names every offending parameter */
             400: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -448,6 +940,18 @@ export interface operations {
             /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
             401: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
@@ -469,6 +973,18 @@ export interface operations {
             /** @description No resource has this id */
             404: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -488,6 +1004,18 @@ export interface operations {
             /** @description Only GET and HEAD are allowed (see the Allow header) */
             405: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description The methods allowed */
                     Allow?: string;
                     [name: string]: unknown;
@@ -506,9 +1034,59 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
             429: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -527,9 +1105,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Unexpected error; the requestId finds it in the logs */
             500: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -549,6 +1146,18 @@ export interface operations {
             /** @description The database is unavailable or too slow; retry after the Retry-After header */
             503: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -566,6 +1175,236 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
+            };
+        };
+    };
+    getLinkHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link id (opaque string) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No resource has this id */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -594,15 +1433,62 @@ export interface operations {
             /** @description A page by number (with totals), or the page after a cursor */
             200: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ClientsPageResponse"] | components["schemas"]["ClientsCursorPageResponse"];
                 };
             };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid query: `errors` names every offending parameter */
             400: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -632,6 +1518,18 @@ export interface operations {
             /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
             401: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
@@ -653,6 +1551,18 @@ export interface operations {
             /** @description Only GET and HEAD are allowed (see the Allow header) */
             405: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description The methods allowed */
                     Allow?: string;
                     [name: string]: unknown;
@@ -671,9 +1581,59 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
             429: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -692,9 +1652,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Unexpected error; the requestId finds it in the logs */
             500: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -714,6 +1693,18 @@ export interface operations {
             /** @description The database is unavailable or too slow; retry after the Retry-After header */
             503: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -734,6 +1725,227 @@ export interface operations {
             };
         };
     };
+    listClientsHead: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number (decimal digits only) */
+                page?: number;
+                /** @description Items per page (decimal digits only) */
+                limit?: number;
+                /** @description Exact match on the link id; an unknown link gives an empty list */
+                linkId?: string;
+                /** @description Exact match on the soft-delete flag */
+                isDeleted?: boolean;
+                /** @description Exact match on the status */
+                status?: "new" | "connected";
+                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit). Cannot be combined with page (in "Try it out", clear page first). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page by number (with totals), or the page after a cursor */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getClient: {
         parameters: {
             query?: never;
@@ -749,6 +1961,20 @@ export interface operations {
             /** @description The client */
             200: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -765,9 +1991,42 @@ export interface operations {
                     "application/json": components["schemas"]["ClientResponse"];
                 };
             };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid query: `errors` names every offending parameter */
             400: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -797,6 +2056,18 @@ export interface operations {
             /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
             401: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
@@ -818,6 +2089,18 @@ export interface operations {
             /** @description No resource has this id */
             404: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -837,6 +2120,18 @@ export interface operations {
             /** @description Only GET and HEAD are allowed (see the Allow header) */
             405: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description The methods allowed */
                     Allow?: string;
                     [name: string]: unknown;
@@ -855,9 +2150,59 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
             429: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -876,9 +2221,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Unexpected error; the requestId finds it in the logs */
             500: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -898,6 +2262,18 @@ export interface operations {
             /** @description The database is unavailable or too slow; retry after the Retry-After header */
             503: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;
@@ -915,6 +2291,1319 @@ export interface operations {
                      */
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
+            };
+        };
+    };
+    getClientHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The client id (opaque string) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No resource has this id */
+            404: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    clientChanges: {
+        parameters: {
+            query?: {
+                /** @description Rows per page (decimal digits only) */
+                limit?: number;
+                /** @description Only the clients of this link (exact match) */
+                linkId?: string;
+                /** @description Continue after the position of an earlier response: its meta.nextCursor, from the same feed with the same filter. Omitted, the feed starts at the beginning (a full copy). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after the cursor */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "client-00011",
+                     *           "linkId": "link-38",
+                     *           "isDeleted": true,
+                     *           "status": "connected",
+                     *           "createdAt": "2026-02-01T00:03:00.000Z",
+                     *           "updatedAt": "2026-02-05T00:03:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "limit": 100,
+                     *         "nextCursor": "WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA",
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClientChangesResponse"];
+                };
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query parameters",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e",
+                     *       "errors": [
+                     *         {
+                     *           "name": "limit",
+                     *           "reason": "must be an integer from 1 to 1000"
+                     *         },
+                     *         {
+                     *           "name": "stauts",
+                     *           "reason": "is not a known parameter"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: Authorization: Bearer <key>",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Method Not Allowed",
+                     *       "status": 405,
+                     *       "detail": "This resource is read-only; use GET or HEAD",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limit exceeded; retry after the seconds in Retry-After",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred; it has been logged",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry later",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    clientChangesHead: {
+        parameters: {
+            query?: {
+                /** @description Rows per page (decimal digits only) */
+                limit?: number;
+                /** @description Only the clients of this link (exact match) */
+                linkId?: string;
+                /** @description Continue after the position of an earlier response: its meta.nextCursor, from the same feed with the same filter. Omitted, the feed starts at the beginning (a full copy). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after the cursor */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    linkChanges: {
+        parameters: {
+            query?: {
+                /** @description Rows per page (decimal digits only) */
+                limit?: number;
+                /** @description Continue after the position of an earlier response: its meta.nextCursor, from the same feed with the same filter. Omitted, the feed starts at the beginning (a full copy). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after the cursor */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "link-01",
+                     *           "createdAt": "2026-01-01T01:00:00.000Z",
+                     *           "updatedAt": "2026-01-01T01:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "limit": 100,
+                     *         "nextCursor": "WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA",
+                     *         "hasMore": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LinkChangesResponse"];
+                };
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "Invalid query parameters",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e",
+                     *       "errors": [
+                     *         {
+                     *           "name": "limit",
+                     *           "reason": "must be an integer from 1 to 1000"
+                     *         },
+                     *         {
+                     *           "name": "stauts",
+                     *           "reason": "is not a known parameter"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: Authorization: Bearer <key>",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Method Not Allowed",
+                     *       "status": 405,
+                     *       "detail": "This resource is read-only; use GET or HEAD",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limit exceeded; retry after the seconds in Retry-After",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected error occurred; it has been logged",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry later",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    linkChangesHead: {
+        parameters: {
+            query?: {
+                /** @description Rows per page (decimal digits only) */
+                limit?: number;
+                /** @description Continue after the position of an earlier response: its meta.nextCursor, from the same feed with the same filter. Omitted, the feed starts at the beginning (a full copy). */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after the cursor */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description If-None-Match matched the current ETag: no body; keep using the stored one */
+            304: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Weak validator of the exact body; send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description Keep and revalidate; shared caches must not store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid query: `errors` names every offending parameter */
+            400: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed or unknown API key (see the WWW-Authenticate header) */
+            401: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description With `error="invalid_token"` when a key was sent but is not valid */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Only GET and HEAD are allowed (see the Allow header) */
+            405: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description The methods allowed */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request carries a body over 1 KiB (the API reads none) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
+            429: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request headers are over the server's limit (16384 bytes) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unexpected error; the requestId finds it in the logs */
+            500: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is unavailable or too slow; retry after the Retry-After header */
+            503: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

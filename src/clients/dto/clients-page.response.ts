@@ -11,16 +11,21 @@ const NEXT_CURSOR = {
 };
 
 export class ClientsPageMeta {
-  @ApiProperty({ minimum: 1, example: 1 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 1 })
   page!: number;
 
-  @ApiProperty({ minimum: 1, maximum: 1000, example: 100 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 1000, example: 100 })
   limit!: number;
 
-  @ApiProperty({ minimum: 0, description: 'Rows matching the filters', example: 1 })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Rows matching the filters',
+    example: 1,
+  })
   total!: number;
 
-  @ApiProperty({ minimum: 0, description: 'ceil(total / limit)', example: 1 })
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'ceil(total / limit)', example: 1 })
   totalPages!: number;
 
   @ApiProperty(NEXT_CURSOR)
@@ -29,7 +34,7 @@ export class ClientsPageMeta {
 
 /** A page reached by `cursor`: no page number or totals, since counting is what costs (docs/api.md, Endpoints). */
 export class ClientsCursorMeta {
-  @ApiProperty({ minimum: 1, maximum: 1000, example: 100 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 1000, example: 100 })
   limit!: number;
 
   @ApiProperty(NEXT_CURSOR)

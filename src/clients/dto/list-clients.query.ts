@@ -11,13 +11,15 @@ import {
   Min,
   ValidateBy,
 } from 'class-validator';
+import { CursorPosition, SignedCursor } from '../../http/signed-cursor';
 
 export const FILTERABLE_STATUSES = ['new', 'connected'] as const;
 export const MAX_PAGE = 2147483647;
 export const MAX_LIMIT = 1000;
+export const MAX_CURSOR_LENGTH = 2048;
 
 // docs/api.md, Endpoints: decimal digits only. Number() alone would accept '1e2', '0x10', ' 2' and '+2'.
-const digitsToNumber = ({ value }: TransformFnParams): unknown =>
+export const digitsToNumber = ({ value }: TransformFnParams): unknown =>
   typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
 
 // Only the exact strings map to booleans; anything else stays a string and fails @IsBoolean.
@@ -26,9 +28,9 @@ const exactBoolean = ({ value }: TransformFnParams): unknown =>
   value === 'true' ? true : value === 'false' ? false : value;
 
 const pageRule = { message: `must be an integer from 1 to ${MAX_PAGE}` };
-const limitRule = { message: `must be an integer from 1 to ${MAX_LIMIT}` };
-const linkIdRule = { message: 'must be a non-empty string of at most 255 characters' };
-const cursorRule = { message: 'must be a nextCursor value from an earlier response' };
+export const limitRule = { message: `must be an integer from 1 to ${MAX_LIMIT}` };
+export const linkIdRule = { message: 'must be a non-empty string of at most 255 characters' };
+export const cursorRule = { message: 'must be a nextCursor value from an earlier response' };
 
 // docs/api.md, Endpoints: a cursor continues a walk, a page number starts one; both at once is a 400.
 const NotCombinedWith = (other: 'page' | 'cursor') =>
@@ -40,7 +42,11 @@ const NotCombinedWith = (other: 'page' | 'cursor') =>
     },
   });
 
-/** The List Clients parameters (docs/api.md, Endpoints), in executable form. */
+/** What a List Clients cursor is bound to: this endpoint and its filters. */
+export const listClientsScope = ({ linkId, isDeleted, status }: ListClientsQuery) =>
+  `clients\0${JSON.stringify([linkId, isDeleted, status])}`;
+
+/** docs/api.md, Endpoints "List Clients query parameters", in executable form. */
 export class ListClientsQuery {
   @ApiPropertyOptional({
     description: '1-based page number (decimal digits only)',
@@ -95,10 +101,18 @@ export class ListClientsQuery {
     description:
       'Continue after the last item of an earlier response: its meta.nextCursor, with the same ' +
       'filters (any limit). Cannot be combined with page (in "Try it out", clear page first).',
+    minLength: 1,
+    maxLength: MAX_CURSOR_LENGTH,
+    example:
+      'WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA',
   })
   @IsOptional()
   @IsString(cursorRule)
-  @Length(1, 2048, cursorRule)
+  @Length(1, MAX_CURSOR_LENGTH, cursorRule)
   @NotCombinedWith('page')
+  @SignedCursor<ListClientsQuery>(listClientsScope, 'after')
   cursor?: string;
+
+  /** The position the cursor holds, verified by the validation pipe; not a query parameter. */
+  after?: CursorPosition;
 }

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { LinkResponse } from './link.response';
 
 export class LinksListMeta {
-  @ApiProperty({ description: 'Number of links', example: 1 })
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Number of links', example: 1 })
   total!: number;
 }
 

@@ -1,0 +1,71 @@
+-- The two database roles of the Links and Clients API (see docs/operations.md):
+--   links_clients_owner  owns the schema; migrations and `npm run keys` run as this role.
+--   links_clients_api    the API's login: reads links, clients and api_keys, writes only
+--                        api_keys.last_used_at, and may read other sessions' activity.
+-- Run with psql as an administrator, connected to the API's database, before the first
+-- migration (it creates the roles) and again after migrations (it grants on the tables they
+-- created). It is idempotent; a password is needed only to create a role or to change it:
+--   psql "postgres://admin@db.example.com/links_clients?sslmode=verify-full&sslrootcert=ca.pem" \
+--     -v owner_password="$OWNER_PASSWORD" -v api_password="$API_PASSWORD" -f deploy/sql/roles.sql
+-- Optional: -v owner_role=… -v api_role=… (other names), -v statement_timeout=… (default 5s).
+\set ON_ERROR_STOP on
+\if :{?owner_role}
+\else
+\set owner_role links_clients_owner
+\endif
+\if :{?api_role}
+\else
+\set api_role links_clients_api
+\endif
+\if :{?owner_password}
+\else
+\set owner_password ''
+\endif
+\if :{?api_password}
+\else
+\set api_password ''
+\endif
+\if :{?statement_timeout}
+\else
+\set statement_timeout 5s
+\endif
+
+-- No password in this file: a missing role is created only with the one given on the command
+-- line, and an existing role keeps its password unless a new one is given (rotation).
+SELECT format(
+         CASE
+           WHEN NOT EXISTS (SELECT FROM pg_roles WHERE rolname = r.name) AND r.password = ''
+             THEN 'DO $$ BEGIN RAISE EXCEPTION %3$L; END $$'
+           WHEN NOT EXISTS (SELECT FROM pg_roles WHERE rolname = r.name)
+             THEN 'CREATE ROLE %1$I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD %2$L'
+           WHEN r.password <> '' THEN 'ALTER ROLE %1$I PASSWORD %2$L'
+         END,
+         r.name, r.password, format('role %s does not exist: give -v %s=…', r.name, r.variable))
+FROM (VALUES (:'owner_role', :'owner_password', 'owner_password'),
+             (:'api_role', :'api_password', 'api_password')) AS r (name, password, variable)
+\gexec
+
+GRANT CONNECT ON DATABASE :"DBNAME" TO :"owner_role", :"api_role";
+-- PostgreSQL 14 and older let every role create objects in public; 15 already does not.
+REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+GRANT USAGE, CREATE ON SCHEMA public TO :"owner_role";
+GRANT USAGE ON SCHEMA public TO :"api_role";
+-- Change feeds find their safe point among other sessions in pg_stat_activity.
+GRANT pg_read_all_stats TO :"api_role";
+-- Behind a pooler that drops startup parameters, these hold what the API asks for at connect.
+ALTER ROLE :"api_role" SET plan_cache_mode = force_custom_plan;
+ALTER ROLE :"api_role" SET statement_timeout = :'statement_timeout';
+
+-- Table privileges, once the migrations have made the tables, granted as their owner (an
+-- administrator that is not a superuser needs membership of the owner role for that).
+GRANT :"owner_role" TO CURRENT_USER;
+SET ROLE :"owner_role";
+SELECT format('GRANT SELECT ON public.%I TO %I', t, :'api_role')
+FROM unnest(ARRAY['links', 'clients', 'api_keys']) AS t
+WHERE to_regclass(format('public.%I', t)) IS NOT NULL
+\gexec
+-- The write-behind of a key's last use, and no other column: a revoked key stays revoked.
+SELECT format('GRANT UPDATE (last_used_at) ON public.api_keys TO %I', :'api_role')
+WHERE to_regclass('public.api_keys') IS NOT NULL
+\gexec
+RESET ROLE;

@@ -1,0 +1,55 @@
+import { CLIENT_COLUMNS } from '../clients/clients.repository';
+import { LINK_COLUMNS } from '../links/links.repository';
+import { printedTimestamp } from '../database/printed-timestamp';
+import { CursorPosition } from '../http/signed-cursor';
+
+export type Feed = 'links' | 'clients';
+
+/** How far the feeds may serve, and why: see docs/api.md "Change feeds" and "No gaps". */
+const SAFE_POINT_MARGIN = `interval '100 milliseconds'`;
+
+/**
+ * The safe point: no transaction still in flight has stamped, or can stamp, a row before it.
+ * A writer holds a transaction id before it stamps anything (the trigger sees to that), and
+ * every stamp of a transaction is at or after its xact_start; a transaction without an id
+ * (a backup, a report, a writer before its first write) stamps later than now(), if ever.
+ * A writer whose xact_start this role may not see (other roles' sessions, without
+ * pg_read_all_stats), or a prepared transaction (its start is unknown), holds the feed where it
+ * is: it may be late, never skip. Other databases' transactions cannot write these tables. Run on the primary, as its own statement before the page's,
+ * so the page's snapshot is taken after every transaction finished here has committed.
+ */
+export const SAFE_POINT_QUERY = `
+  SELECT ${printedTimestamp(`CASE
+      WHEN EXISTS (SELECT FROM pg_prepared_xacts) OR bool_or(xact_start IS NULL)
+        THEN '-infinity'::timestamptz
+      ELSE least(now(), min(xact_start)) - ${SAFE_POINT_MARGIN} END`)} AS "safePoint"
+  FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname = current_database()`;
+
+// The links columns are unqualified, which the alias `c` does not disturb.
+const FEED_COLUMNS: Record<Feed, string> = { links: LINK_COLUMNS, clients: CLIENT_COLUMNS };
+
+/**
+ * Up to `limit` + 1 rows after `after` and before `safePoint`, in feed order (updated_at, then
+ * id byte order): an index range scan from the position, whatever its depth.
+ */
+export function changesQuery(
+  feed: Feed,
+  after: CursorPosition,
+  safePoint: string,
+  limit: number,
+  linkId?: string,
+) {
+  const params: unknown[] = [after.timestamp, after.id, safePoint, limit];
+  const conditions = [
+    `(c.updated_at, c.id COLLATE "C") > ($1::timestamptz, $2::text COLLATE "C")`,
+    `c.updated_at < $3::timestamptz`,
+  ];
+  if (linkId !== undefined) {
+    params.push(linkId);
+    conditions.push(`c.link_id = $5::text`);
+  }
+  const text = `
+    SELECT ${FEED_COLUMNS[feed]} FROM ${feed} AS c WHERE ${conditions.join(' AND ')}
+    ORDER BY c.updated_at, c.id COLLATE "C" LIMIT $4::int + 1`;
+  return { text, params };
+}

@@ -1,0 +1,49 @@
+import compression from 'compression';
+import { NextFunction, Request, RequestHandler, Response } from 'express';
+
+/** Bodies of this many bytes or fewer are sent as they are: compressing them gains nothing. */
+export const COMPRESSION_MIN_EXCLUSIVE_BYTES = 1024;
+
+// `compression` compresses a body whose length is at least its threshold.
+export const compressionMiddleware: RequestHandler = compression({
+  threshold: COMPRESSION_MIN_EXCLUSIVE_BYTES + 1,
+});
+
+export const DATA_CACHE_CONTROL = 'private, no-cache';
+export const ERROR_CACHE_CONTROL = 'no-store';
+export const DATA_VARY = 'Authorization, Accept-Encoding';
+
+/**
+ * Headers of every answer of a data route, set before the route runs so that a 304 carries
+ * them too. The body depends on the caller's key and may be compressed, hence `Vary`; a client
+ * may keep it but must revalidate with its ETag. Errors replace Cache-Control with `no-store`
+ * (ProblemDetailsFilter). The weak ETag is Express's own (`etag` setting, over the exact body
+ * in `res.send`), which answers 304 when `req.fresh`; freshness is redefined here (below).
+ */
+export function dataCacheHeaders(req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
+  res.setHeader('Vary', DATA_VARY);
+  Object.defineProperty(req, 'fresh', { configurable: true, get: () => isFresh(req, res) });
+  next();
+}
+
+/**
+ * RFC 9110 §13.1.2: a GET or HEAD whose If-None-Match matches the ETag (weak comparison, a
+ * list, or `*`) gets a 304. Express's own check also answers 200 to a request carrying
+ * `Cache-Control: no-cache` or If-Modified-Since; neither applies to an origin server's
+ * If-None-Match, and no Last-Modified is sent.
+ */
+function isFresh(req: Request, res: Response): boolean {
+  const condition = req.headers['if-none-match'];
+  const etag = res.getHeader('ETag');
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  if (res.statusCode < 200 || res.statusCode >= 300) return false;
+  if (condition === undefined || typeof etag !== 'string') return false;
+  return ifNoneMatchMatches(condition, etag);
+}
+
+export function ifNoneMatchMatches(condition: string, etag: string): boolean {
+  if (condition.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return condition.split(',').some((tag) => opaque(tag) === opaque(etag));
+}

@@ -1,0 +1,73 @@
+import { CursorCodec } from './signed-cursor';
+
+const codec = new CursorCodec({ current: 'test secret' });
+const position = { timestamp: '2026-03-01T10:05:00.000001Z', id: "it's ✓ a/b.c" };
+const SCOPE = 'clients\0["link-1",null,"new"]';
+
+describe('CursorCodec', () => {
+  it('round-trips a position for the same scope', () => {
+    const cursor = codec.encode(position, SCOPE);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(codec.decode(cursor, SCOPE)).toEqual(position);
+  });
+
+  it('round-trips the start of a feed', () => {
+    const start = { timestamp: '-infinity', id: '' };
+    expect(codec.decode(codec.encode(start, 'changes/links'), 'changes/links')).toEqual(start);
+  });
+
+  it('is opaque: the id is not readable in plain text', () => {
+    expect(codec.encode({ ...position, id: 'plain-id' }, SCOPE)).not.toContain('plain-id');
+  });
+
+  it('rejects a cursor used with another scope', () => {
+    expect(codec.decode(codec.encode(position, SCOPE), 'clients\0[]')).toBe('other-scope');
+  });
+
+  it('rejects a cursor signed with another secret', () => {
+    const foreign = new CursorCodec({ current: 'other secret' }).encode(position, SCOPE);
+    expect(codec.decode(foreign, SCOPE)).toBe('malformed');
+  });
+
+  it('accepts the previous secret during a rotation, and signs with the current one', () => {
+    const old = new CursorCodec({ current: 'old secret' }).encode(position, SCOPE);
+    const rotated = new CursorCodec({ current: 'new secret', previous: 'old secret' });
+    expect(rotated.decode(old, SCOPE)).toEqual(position);
+    const fresh = rotated.encode(position, SCOPE);
+    expect(new CursorCodec({ current: 'new secret' }).decode(fresh, SCOPE)).toEqual(position);
+    expect(new CursorCodec({ current: 'old secret' }).decode(fresh, SCOPE)).toBe('malformed');
+  });
+
+  it('rejects any tampering with the payload or the mac', () => {
+    const cursor = codec.encode(position, SCOPE);
+    const [payload, mac] = cursor.split('.');
+    const forged = Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000000Z', 'x', 'y'])).toString(
+      'base64url',
+    );
+    for (const bad of [
+      `${forged}.${mac}`,
+      `${payload}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`,
+      `${payload}.${mac.slice(0, -1)}${mac.endsWith('B') ? 'C' : 'B'}`,
+      `${payload.slice(1)}.${mac}`,
+      `${payload}.${mac}.x`,
+      `${payload}`,
+      `.${mac}`,
+      '',
+      'not a cursor',
+      '%%%.###',
+    ]) {
+      expect(codec.decode(bad, SCOPE)).toBe('malformed');
+    }
+  });
+
+  it('rejects a validly signed payload that is not a position', () => {
+    const sign = (value: unknown) => {
+      const payload = Buffer.from(JSON.stringify(value)).toString('base64url');
+      const signer = codec as unknown as { mac(key: Buffer, p: string): string };
+      return `${payload}.${signer.mac(Buffer.from('test secret'), payload)}`;
+    };
+    expect(codec.decode(sign(['yesterday', 'x', 'y']), SCOPE)).toBe('malformed');
+    expect(codec.decode(sign(['2026-03-01T10:05:00.000001Z', 5, 'y']), SCOPE)).toBe('malformed');
+    expect(codec.decode(sign({}), SCOPE)).toBe('malformed');
+  });
+});

@@ -1,0 +1,43 @@
+import { NextFunction, Request, Response } from 'express';
+
+const undecodableSegments = new WeakMap<Request, Set<string>>();
+
+/**
+ * Express answers a path segment that is not valid percent-encoded UTF-8 with its own 400
+ * while routing, before authentication. Such a segment is routed instead as its literal text
+ * and remembered, so an API route still answers 401 first, and 400 naming the parameter once
+ * the caller is known (ReadRequestGuard); on a path that exists for no one it is a 404.
+ */
+export function undecodablePathMiddleware(req: Request, _res: Response, next: NextFunction) {
+  const queryStart = req.url.indexOf('?');
+  const path = queryStart === -1 ? req.url : req.url.slice(0, queryStart);
+  const found = new Set<string>();
+  const segments = path.split('/').map((segment) => {
+    if (isDecodable(segment)) return segment;
+    found.add(segment);
+    return encodeURIComponent(segment);
+  });
+  if (found.size > 0) {
+    undecodableSegments.set(req, found);
+    req.url = segments.join('/') + (queryStart === -1 ? '' : req.url.slice(queryStart));
+  }
+  next();
+}
+
+/** Names of the route parameters that were not valid percent-encoding in the request path. */
+export function undecodableParams(req: Request): string[] {
+  const found = undecodableSegments.get(req);
+  if (!found) return [];
+  return Object.entries(req.params ?? {})
+    .filter(([, value]) => typeof value === 'string' && found.has(value))
+    .map(([name]) => name);
+}
+
+function isDecodable(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+}

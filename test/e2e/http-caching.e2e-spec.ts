@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import { request as httpRequest, IncomingHttpHeaders, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import request from 'supertest';
+import { AUTH, createTestApp, TestApp } from '../support/create-app';
+import { clearTables, insertLinks } from '../support/fixtures';
+
+interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** The bytes on the wire, undecoded (supertest would decompress them). */
+function raw(server: Server, path: string, headers: Record<string, string>, method = 'GET') {
+  const { port } = server.address() as AddressInfo;
+  return new Promise<RawResponse>((resolve, reject) => {
+    // A fresh connection each: the 413 case leaves its connection waiting for a body never sent.
+    const options = { host: '127.0.0.1', port, path, method, headers, agent: false };
+    const req = httpRequest(options, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+// Express's weak ETag: the body's length and the start of its SHA-1, computed independently.
+function weakEtagOf(body: Buffer | string): string {
+  const bytes = Buffer.from(body);
+  const hash = createHash('sha1').update(bytes).digest('base64').slice(0, 27);
+  return `W/"${bytes.length.toString(16)}-${hash}"`;
+}
+
+describe('Conditional requests, caching headers and compression', () => {
+  let t: TestApp;
+  let server: Server;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    server = t.app.getHttpServer() as Server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await insertLinks(t.dataSource, [{ id: 'link-1' }, { id: 'link-2' }]);
+  });
+  afterAll(() => t.close());
+
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    request(server).get(path).set(AUTH).set(headers);
+
+  const expectDataHeaders = (headers: Record<string, string>) => {
+    expect(headers['cache-control']).toBe('private, no-cache');
+    expect(headers.vary).toBe('Authorization, Accept-Encoding');
+  };
+
+  it.each(['/api/data/links', '/api/data/links/link-1', '/api/data/clients'])(
+    '%s: a weak ETag over the exact body, private no-cache, Vary',
+    async (path) => {
+      const res = await get(path).expect(200);
+      expect(res.headers.etag).toBe(weakEtagOf(res.text));
+      expectDataHeaders(res.headers);
+    },
+  );
+
+  it('answers 304 with no body to a matching If-None-Match, in every form', async () => {
+    const { headers } = await get('/api/data/links').expect(200);
+    const etag = headers.etag;
+    const forms = [etag, etag.slice(2), `"other", ${etag}`, `W/"x",${etag.slice(2)} `, '*'];
+    for (const condition of forms) {
+      const res = await get('/api/data/links', { 'If-None-Match': condition });
+      expect([condition, res.status, res.text]).toEqual([condition, 304, '']);
+      expect(res.headers.etag).toBe(etag);
+      expectDataHeaders(res.headers);
+      expect(res.headers['content-type']).toBeUndefined();
+    }
+  });
+
+  it('ignores If-Modified-Since and a no-cache request directive beside If-None-Match', async () => {
+    const { headers } = await get('/api/data/links/link-1').expect(200);
+    await get('/api/data/links/link-1', {
+      'If-None-Match': headers.etag,
+      'If-Modified-Since': 'Thu, 01 Jan 1970 00:00:00 GMT',
+      'Cache-Control': 'no-cache',
+    }).expect(304);
+  });
+
+  it('answers 200 with the new body once the data changed', async () => {
+    const before = await get('/api/data/links/link-2').expect(200);
+    await get('/api/data/links/link-2', { 'If-None-Match': 'W/"0-nothing"' }).expect(200);
+    await t.dataSource.query(
+      `UPDATE links SET updated_at = updated_at + interval '1 second' WHERE id = 'link-2'`,
+    );
+    const after = await get('/api/data/links/link-2', { 'If-None-Match': before.headers.etag });
+    expect(after.status).toBe(200);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    expect(after.headers.etag).toBe(weakEtagOf(after.text));
+  });
+
+  it('answers HEAD like GET without a body, conditional requests included', async () => {
+    const got = await get('/api/data/clients?limit=1').expect(200);
+    const head = await request(server).head('/api/data/clients?limit=1').set(AUTH).expect(200);
+    expect(head.text).toBeUndefined();
+    expect(head.headers.etag).toBe(got.headers.etag);
+    expect(head.headers['content-length']).toBe(got.headers['content-length']);
+    expectDataHeaders(head.headers);
+    await request(server)
+      .head('/api/data/clients?limit=1')
+      .set(AUTH)
+      .set('If-None-Match', got.headers.etag)
+      .expect(304);
+  });
+
+  it.each([
+    ['401', '/api/data/links', {}, 401],
+    ['400', '/api/data/links?x=1', AUTH, 400],
+    ['404', '/api/data/links/nope', AUTH, 404],
+    ['unknown path', '/nowhere', AUTH, 404],
+    ['413 raised in a middleware', '/api/data/links', { ...AUTH, 'Content-Length': '5000' }, 413],
+  ])('%s: no-store and no ETag on an error', async (_name, path, headers, status) => {
+    const res = await raw(server, path, { ...headers, 'If-None-Match': '*' });
+    expect(res.status).toBe(status);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers.etag).toBeUndefined();
+  });
+
+  describe('compression', () => {
+    beforeAll(() => clearTables(t.dataSource));
+
+    /** Links whose List Links body is exactly `bytes` long. */
+    async function listOfLength(bytes: number): Promise<Buffer> {
+      await clearTables(t.dataSource);
+      await insertLinks(t.dataSource, [{ id: 'pad', createdAt: '2024-01-01T00:00:00Z' }]);
+      const base = (await raw(server, '/api/data/links', AUTH)).body.length;
+      await clearTables(t.dataSource);
+      const pads = ['pad'.padEnd(3 + (bytes - base), 'x')];
+      await insertLinks(t.dataSource, [{ id: pads[0], createdAt: '2024-01-01T00:00:00Z' }]);
+      const identity = (await raw(server, '/api/data/links', AUTH)).body;
+      expect(identity.length).toBe(bytes);
+      return identity;
+    }
+
+    it.each([
+      ['gzip', gunzipSync],
+      ['br', brotliDecompressSync],
+    ])('compresses a body of 1025 bytes with %s, with the same ETag', async (encoding, decode) => {
+      const identity = await listOfLength(1025);
+      const res = await raw(server, '/api/data/links', { ...AUTH, 'Accept-Encoding': encoding });
+      expect(res.headers['content-encoding']).toBe(encoding);
+      expect(decode(res.body).equals(identity)).toBe(true);
+      expect(res.headers.etag).toBe(weakEtagOf(identity));
+      expect(res.headers.vary).toBe('Authorization, Accept-Encoding');
+    });
+
+    it('sends a body of 1024 bytes as it is', async () => {
+      const identity = await listOfLength(1024);
+      const res = await raw(server, '/api/data/links', { ...AUTH, 'Accept-Encoding': 'gzip, br' });
+      expect(res.headers['content-encoding']).toBeUndefined();
+      expect(res.body.equals(identity)).toBe(true);
+    });
+
+    it('sends no body with a 304 or a HEAD, compressed or not', async () => {
+      const identity = await listOfLength(4000);
+      const asked = { ...AUTH, 'Accept-Encoding': 'gzip' };
+      const notModified = await raw(server, '/api/data/links', {
+        ...asked,
+        'If-None-Match': weakEtagOf(identity),
+      });
+      expect([notModified.status, notModified.body.length]).toEqual([304, 0]);
+      expect(notModified.headers['content-encoding']).toBeUndefined();
+      const head = await raw(server, '/api/data/links', asked, 'HEAD');
+      expect([head.status, head.body.length]).toEqual([200, 0]);
+      expect(head.headers.etag).toBe(weakEtagOf(identity));
+    });
+  });
+});

@@ -1,0 +1,140 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import { Client as PgClient } from 'pg';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { ApiKeyCommands } from '../../src/api-keys/api-key-commands';
+import { AppModule } from '../../src/app.module';
+import { APP_OPTIONS, configureApp } from '../../src/app.setup';
+import { dataSourceOptions } from '../../src/database/data-source';
+import { insertClients, insertLinks } from '../support/fixtures';
+
+const run = promisify(execFile);
+const ROLES_SQL = join(__dirname, '../../deploy/sql/roles.sql');
+
+// The documented steps with deploy/sql/roles.sql: roles, migrations as the owner, grants;
+// then the whole API runs as the restricted role.
+describe('Least privilege: the API as links_clients_api, migrations as the owner', () => {
+  const suffix = randomBytes(4).toString('hex');
+  const owner = { name: `lc_owner_${suffix}`, password: randomBytes(12).toString('hex') };
+  const api = { name: `lc_api_${suffix}`, password: randomBytes(12).toString('hex') };
+  const adminUrl = process.env.DATABASE_URL as string;
+  const as = (role: { name: string; password: string }) => {
+    const url = new URL(adminUrl);
+    url.username = role.name;
+    url.password = role.password;
+    return url.toString();
+  };
+  const onServer = async (sql: string) => {
+    const client = new PgClient({ connectionString: process.env.TEST_SERVER_URL });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  const roles = (variables: Record<string, string>) =>
+    run('psql', [
+      adminUrl,
+      '-q',
+      ...Object.entries({ owner_role: owner.name, api_role: api.name, ...variables }).flatMap(
+        ([name, value]) => ['-v', `${name}=${value}`],
+      ),
+      '-f',
+      ROLES_SQL,
+    ]);
+  let admin: DataSource;
+  let app: NestExpressApplication;
+  let key: string;
+  const get = (path: string) =>
+    request(app.getHttpServer()).get(path).set('Authorization', `Bearer ${key}`).expect(200);
+
+  beforeAll(async () => {
+    await onServer(`CREATE DATABASE "${new URL(adminUrl).pathname.slice(1)}"`);
+    await roles({ owner_password: owner.password, api_password: api.password });
+    const migrator = new DataSource(dataSourceOptions({ url: as(owner), timeoutMs: 10000 }));
+    await migrator.initialize();
+    await migrator.runMigrations();
+    ({ key } = await new ApiKeyCommands(migrator).create('least-privilege'));
+    await migrator.destroy();
+    await roles({});
+
+    admin = new DataSource(dataSourceOptions({ url: adminUrl, timeoutMs: 10000 }));
+    await admin.initialize();
+    await insertLinks(admin, [{ id: 'link-a' }, { id: 'link-b' }]);
+    await insertClients(admin, [{ id: 'client-a', linkId: 'link-a', status: 'new' }]);
+
+    process.env.DATABASE_URL = as(api);
+    delete process.env.API_KEYS;
+    const moduleRef = await Test.createTestingModule({
+      imports: [await AppModule.forRoot()],
+    }).compile();
+    app = moduleRef.createNestApplication<NestExpressApplication>(APP_OPTIONS);
+    configureApp(app);
+    await app.init();
+  }, 60000);
+
+  afterAll(async () => {
+    await app?.close();
+    await admin?.destroy();
+    await onServer(`DROP DATABASE IF EXISTS "${new URL(adminUrl).pathname.slice(1)}" WITH (FORCE)`);
+    await onServer(`DROP ROLE IF EXISTS ${api.name}, ${owner.name}`);
+  });
+
+  it('the migrations ran as the owner, which owns every table', async () => {
+    const tables = await admin.query<{ tableowner: string }[]>(
+      `SELECT tableowner FROM pg_tables WHERE schemaname = 'public'`,
+    );
+    expect(tables.length).toBe(4);
+    expect(tables.every((t) => t.tableowner === owner.name)).toBe(true);
+  });
+
+  it('serves every endpoint with a managed key, and records its last use', async () => {
+    expect((await get('/api/data/links')).body.data).toHaveLength(2);
+    expect((await get('/api/data/links/link-b')).body.id).toBe('link-b');
+    expect((await get('/api/data/clients')).body.data[0].id).toBe('client-a');
+    expect((await get('/api/data/clients?linkId=link-a&limit=1')).body.meta.total).toBe(1);
+    expect((await get('/api/data/clients/client-a')).body.status).toBe('new');
+    await request(app.getHttpServer()).get('/health/ready').expect(200);
+    const deadline = Date.now() + 5000;
+    let lastUsed: Date | null = null;
+    while (lastUsed === null && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      [{ last_used_at: lastUsed }] = await admin.query(`SELECT last_used_at FROM api_keys`);
+    }
+    expect(lastUsed).toBeInstanceOf(Date);
+  });
+
+  describe('the role itself', () => {
+    let client: PgClient;
+    beforeAll(async () => {
+      client = new PgClient({ connectionString: as(api) });
+      await client.connect();
+    });
+    afterAll(() => client.end());
+
+    it.each([
+      `INSERT INTO links (id) VALUES ('x')`,
+      `UPDATE links SET updated_at = now()`,
+      `DELETE FROM clients`,
+      `TRUNCATE links, clients`,
+      `UPDATE clients SET status = 'x'`,
+      `UPDATE api_keys SET revoked_at = NULL`,
+      `INSERT INTO api_keys (name, prefix, key_hash) VALUES ('x', 'x', '\\x00')`,
+      `DELETE FROM api_keys`,
+      `CREATE TABLE intruder (id int)`,
+      `DROP TABLE clients`,
+    ])('may not: %s', async (sql) => {
+      await expect(client.query(sql)).rejects.toMatchObject({ code: '42501' });
+    });
+
+    it("reads other sessions' activity (pg_read_all_stats)", async () => {
+      const { rows } = await client.query(
+        `SELECT query FROM pg_stat_activity WHERE usename <> current_user AND backend_type = 'client backend' LIMIT 1`,
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0].query).not.toBe('<insufficient privilege>');
+    });
+  });
+});

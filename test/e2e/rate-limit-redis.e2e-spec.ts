@@ -1,0 +1,119 @@
+import { Logger } from '@nestjs/common';
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { AddressInfo, createServer } from 'node:net';
+import Redis from 'ioredis';
+import request from 'supertest';
+import { createTestApp, TestApp } from '../support/create-app';
+import { TcpProxy } from '../support/tcp-proxy';
+
+const PER_KEY = 3;
+const prefix = 'test:';
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  return port;
+}
+
+/** A Redis of the test's own (no other suite can touch its keys), ready to accept connections. */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+  ]);
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) resolve();
+    });
+    child.once('exit', () => reject(new Error(`redis-server exited: ${output}`)));
+  });
+  return child;
+}
+
+// The app reaches the test's Redis through a proxy the test cuts and restores.
+describe('Rate limits when Redis goes away and comes back', () => {
+  let server: ChildProcess;
+  let proxy: TcpProxy;
+  let redis: Redis;
+  let t: TestApp;
+  let warn: jest.SpyInstance;
+  let log: jest.SpyInstance;
+  const get = (key: string) =>
+    request(t.app.getHttpServer()).get('/api/data/links').set('Authorization', `Bearer ${key}`);
+  const statuses = async (key: string, count: number) => {
+    const seen: number[] = [];
+    for (let i = 0; i < count; i++) seen.push((await get(key)).status);
+    return seen;
+  };
+  const gauge = async () => {
+    const res = await request(t.app.getHttpServer()).get('/metrics').expect(200);
+    return /^rate_limit_redis_available (\d)$/m.exec(res.text)?.[1];
+  };
+  const storedKeys = () => redis.keys(`${prefix}*`);
+  const messages = (spy: jest.SpyInstance) => spy.mock.calls.map(([message]) => String(message));
+
+  beforeAll(async () => {
+    warn = jest.spyOn(Logger.prototype, 'warn');
+    log = jest.spyOn(Logger.prototype, 'log');
+    const port = await freePort();
+    server = await startRedis(port);
+    redis = new Redis(port, '127.0.0.1');
+    proxy = new TcpProxy('127.0.0.1', port);
+    await proxy.up();
+    t = await createTestApp({
+      env: {
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        REDIS_KEY_PREFIX: prefix,
+        RATE_LIMIT_PER_KEY: String(PER_KEY),
+        RATE_LIMIT_WINDOW_MS: '60000',
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await proxy?.down();
+    redis?.disconnect();
+    server?.kill();
+    jest.restoreAllMocks();
+  });
+
+  it('counts in Redis while it answers', async () => {
+    expect(await statuses('test-key-primary', PER_KEY + 1)).toEqual([200, 200, 200, 429]);
+    expect(await storedKeys()).toHaveLength(1);
+    expect(await gauge()).toBe('1');
+  });
+
+  it('keeps limiting per process while Redis is down, saying so once', async () => {
+    await proxy.down();
+    expect(await statuses('test-key-rotated', PER_KEY + 2)).toEqual([200, 200, 200, 429, 429]);
+    expect(await gauge()).toBe('0');
+    const outages = messages(warn).filter((message) => message.startsWith('Redis unavailable'));
+    expect(outages).toHaveLength(1);
+    expect(outages[0]).toContain('rate limits are counted per process');
+  });
+
+  it('returns to Redis once it is back, saying so once', async () => {
+    await redis.flushall();
+    await proxy.up();
+    const deadline = Date.now() + 10_000;
+    while ((await gauge()) !== '1' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await gauge()).toBe('1');
+    expect(await statuses('test-key-rotated', 1)).toEqual([200]);
+    expect(await storedKeys()).toHaveLength(1);
+    expect(messages(log).filter((message) => message.startsWith('Redis is back'))).toHaveLength(1);
+    expect(
+      messages(warn).filter((message) => message.startsWith('Redis unavailable')),
+    ).toHaveLength(1);
+  });
+});
