@@ -5,7 +5,7 @@ import { insertClients, insertLinks } from '../support/fixtures';
 const CHALLENGE = 'Bearer realm="api"';
 const INVALID_TOKEN = 'Bearer realm="api", error="invalid_token"';
 
-describe('Authentication (CONTRACT §4)', () => {
+describe('Authentication (docs/api.md, Authentication)', () => {
   let t: TestApp;
   const server = () => t.app.getHttpServer();
 

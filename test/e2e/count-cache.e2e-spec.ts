@@ -4,7 +4,7 @@ import { insertClients, insertLinks } from '../support/fixtures';
 
 const TTL_MS = 1500;
 
-// CONTRACT §2: a total may be up to COUNT_CACHE_TTL_MS old; the rows are always fresh.
+// docs/api.md, Endpoints: a total may be up to COUNT_CACHE_TTL_MS old; the rows are always fresh.
 describe('List Clients totals with COUNT_CACHE_TTL_MS', () => {
   let t: TestApp;
   const list = async (query = '') =>

@@ -17,7 +17,7 @@ const TIMEOUT_MS = 1000;
 
 // The app reaches its database through a TCP proxy the test can cut, as a network or database
 // outage would; the fixtures connect directly.
-describe('Database outage and stalls (CONTRACT §3, §5)', () => {
+describe('Database outage and stalls (docs/api.md, Errors)', () => {
   const directUrl = new URL(process.env.DATABASE_URL as string);
   const proxy = new TcpProxy(directUrl.hostname, Number(directUrl.port || 5432));
   let t: TestApp;

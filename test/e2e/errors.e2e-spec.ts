@@ -5,7 +5,7 @@ import { AUTH, createTestApp, TestApp } from '../support/create-app';
 
 const SECRET_SQL = 'SELECT password FROM secret_table WHERE key = $1';
 
-describe('Errors (CONTRACT §3)', () => {
+describe('Errors (docs/api.md, Errors)', () => {
   let t: TestApp;
   const server = () => t.app.getHttpServer();
 

@@ -19,7 +19,7 @@ function raw(port: number, bytes: string | Buffer): Promise<string> {
   });
 }
 
-// Requests Node's HTTP parser or our routes must refuse with a 4xx, never a crash (issue 6).
+// Requests Node's HTTP parser or our routes must refuse with a 4xx, never a crash.
 describe('Malformed HTTP', () => {
   let t: TestApp;
   let port: number;

@@ -6,7 +6,7 @@ import { OpenApiChecker } from '../support/openapi';
 const PER_KEY = 3;
 const PER_IP = 2;
 
-describe('Rate limits, in memory (issue 3)', () => {
+describe('Rate limits, in memory', () => {
   let t: TestApp;
   const server = () => t.app.getHttpServer();
   const get = (authorization?: string) => {

@@ -4,7 +4,7 @@ import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
 import { ReplicaCluster } from '../support/replica-cluster';
 
-// Issue 4, item 8: a real primary and a streaming replica made with pg_basebackup. Replay on
+// A real primary and a streaming replica made with pg_basebackup. Replay on
 // the replica is paused to show which server answers: the API keeps seeing the old data.
 describe('Read replicas (DATABASE_REPLICA_URLS)', () => {
   const cluster = new ReplicaCluster();
