@@ -5,7 +5,7 @@ import { DatabaseReader } from '../database/database-reader';
 import { isoMicros } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { linkJson, LinkColumns } from '../links/link-json';
-import { changesQuery, Feed, SAFE_POINT_QUERY } from './changes.sql';
+import { changesQuery, Feed, safePointQuery } from './changes.sql';
 import { clientChangesScope, linkChangesScope } from './dto/changes.query';
 
 /** Where a feed starts without a cursor: before every row. */
@@ -54,12 +54,16 @@ export class ChangesService {
 
   /** The safe point first, then the page, both from the primary (replicas cannot see its writers). */
   private async read(feed: Feed, after: CursorPosition, limit: number, linkId?: string) {
-    const [{ safePoint }] = await this.database.query<{ safePoint: string }[]>(
-      SAFE_POINT_QUERY,
-      [],
-      { primary: true },
-    );
+    const safePoint = await this.safePoint();
     const { text, params } = changesQuery(feed, after, isoMicros(safePoint), limit, linkId);
     return this.database.query<(LinkColumns & ClientColumns)[]>(text, params, { primary: true });
+  }
+
+  private async safePoint(): Promise<string> {
+    const { text, params } = safePointQuery();
+    const [row] = await this.database.query<{ safePoint: string }[]>(text, params, {
+      primary: true,
+    });
+    return row.safePoint;
   }
 }

@@ -25,6 +25,9 @@ export const SAFE_POINT_QUERY = `
       ELSE least(now(), min(xact_start)) - ${SAFE_POINT_MARGIN} END`)} AS "safePoint"
   FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname = current_database()`;
 
+/** The safe point query as a builder's answer, like the page queries. */
+export const safePointQuery = () => ({ text: SAFE_POINT_QUERY, params: [] as unknown[] });
+
 // The links columns are unqualified, which the alias `c` does not disturb.
 const FEED_COLUMNS: Record<Feed, string> = { links: LINK_COLUMNS, clients: CLIENT_COLUMNS };
 

@@ -1,4 +1,11 @@
+import * as crypto from 'node:crypto';
 import { CursorCodec } from './signed-cursor';
+
+// Lets a test watch the codec's comparisons while they still run for real.
+jest.mock('node:crypto', () => {
+  const actual = jest.requireActual<typeof crypto>('node:crypto');
+  return { ...actual, timingSafeEqual: jest.fn(actual.timingSafeEqual) };
+});
 
 const codec = new CursorCodec({ current: 'test secret' });
 const position = { timestamp: '2026-03-01T10:05:00.000001Z', id: "it's ✓ a/b.c" };
@@ -69,5 +76,25 @@ describe('CursorCodec', () => {
     expect(codec.decode(sign(['yesterday', 'x', 'y']), SCOPE)).toBe('malformed');
     expect(codec.decode(sign(['2026-03-01T10:05:00.000001Z', 5, 'y']), SCOPE)).toBe('malformed');
     expect(codec.decode(sign({}), SCOPE)).toBe('malformed');
+  });
+
+  // A `!==` on the mac would tell an attacker, through response times, how many leading
+  // characters of a forged mac are right; the comparison must take the same time throughout.
+  it('compares the mac in constant time, valid or forged', () => {
+    const compare = jest.mocked(crypto.timingSafeEqual);
+    const [payload, mac] = codec.encode(position, SCOPE).split('.');
+    const forged = `${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`;
+    for (const [given, answer] of [
+      [mac, position],
+      [forged, 'malformed'],
+    ] as const) {
+      compare.mockClear();
+      expect(codec.decode(`${payload}.${given}`, SCOPE)).toEqual(answer);
+      expect(compare).toHaveBeenCalledTimes(1);
+      expect(compare.mock.calls[0].map((b) => Buffer.from(b as Uint8Array).toString())).toEqual([
+        given,
+        mac,
+      ]);
+    }
   });
 });

@@ -47,6 +47,9 @@ describe('SQL is never built from values', () => {
     );
   });
 
+  const isFixedTextNode = (expr: ts.Node) =>
+    ts.isStringLiteral(expr) || ts.isNoSubstitutionTemplateLiteral(expr);
+
   const sourceFiles = (dir: string): string[] =>
     readdirSync(dir).flatMap((name) => {
       const path = join(dir, name);
@@ -68,15 +71,26 @@ describe('SQL is never built from values', () => {
         const isQuery =
           callee && ts.isPropertyAccessExpression(callee) && callee.name.text === 'query';
         if (ts.isCallExpression(node) && isQuery && node.arguments.length > 0) {
-          const [sql] = node.arguments;
-          const fixed = ts.isStringLiteral(sql) || ts.isNoSubstitutionTemplateLiteral(sql);
+          const [sql, , options] = node.arguments;
+          const fixed = isFixedTextNode(sql);
+          // A third argument may only be read options made of literals ({ primary: true }).
+          const plainOptions =
+            options === undefined ||
+            (ts.isObjectLiteralExpression(options) &&
+              options.properties.every(
+                (p) =>
+                  ts.isPropertyAssignment(p) &&
+                  [ts.SyntaxKind.TrueKeyword, ts.SyntaxKind.FalseKeyword].includes(
+                    p.initializer.kind,
+                  ),
+              ));
           const built =
-            (ts.isIdentifier(sql) && sql.text === 'text' && node.arguments.length === 2) ||
+            (ts.isIdentifier(sql) && sql.text === 'text' && node.arguments.length <= 3) ||
             isBuiltQueryConfig(sql);
           // Migrations are fixed DDL; their templates interpolate only their own constants.
           const migration =
             file.includes(`${join('database', 'migrations')}`) && ts.isTemplateExpression(sql);
-          if (!fixed && !built && !migration) {
+          if ((!fixed && !built && !migration) || !plainOptions) {
             const { line } = source.getLineAndCharacterOfPosition(node.getStart());
             offenders.push(`${file}:${line + 1}: ${node.getText().slice(0, 80)}`);
           }

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { ClientRow, insertClients, insertLinks } from '../support/fixtures';
 import { asClientJson, byCreatedAtThenId } from '../support/expected';
+import { expectProblem } from '../support/problem';
 
 const at = (minute: number, micros = 0) =>
   `2026-03-01T10:${String(minute).padStart(2, '0')}:00.${String(micros).padStart(6, '0')}Z`;
@@ -280,16 +281,28 @@ describe('Clients', () => {
     it.each([...awkwardIds, 'nope', 'C-1', 'c-1 ', '\u0000', 'c-1\u0000'])(
       'answers 404 problem+json for the unknown id %j',
       async (id) => {
-        const res = await get(`/api/data/clients/${encodeURIComponent(id)}`)
-          .expect(404)
-          .expect('Content-Type', /^application\/problem\+json/);
-        expect(res.body).toEqual({
-          type: 'about:blank',
-          title: 'Not Found',
+        expectProblem(await get(`/api/data/clients/${encodeURIComponent(id)}`), {
           status: 404,
+          title: 'Not Found',
           detail: 'No client has this id',
           instance: `/api/data/clients/${encodeURIComponent(id)}`,
-          requestId: res.headers['x-request-id'],
+        });
+      },
+    );
+
+    // Get Client takes no parameters: any query string is refused before the id is looked up.
+    it.each(['c-1?x=1', 'c-1?limit=1', 'nope?x=1', 'c-1?x', 'c-1?isDeleted=false'])(
+      'answers GET %s with a 400 naming the parameter',
+      async (path) => {
+        const res = await get(`/api/data/clients/${path}`);
+        const [id, query] = path.split('?');
+        const name = new URLSearchParams(query).keys().next().value;
+        expectProblem(res, {
+          status: 400,
+          title: 'Bad Request',
+          detail: 'Invalid query parameters',
+          instance: `/api/data/clients/${id}`,
+          errors: [{ name, reason: 'is not a known parameter' }],
         });
       },
     );

@@ -39,6 +39,13 @@ const SCREENSHOT = process.env.UPDATE_SCREENSHOT
     );
     await t.app.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    // On CI the test is required: say what is missing rather than fail inside Playwright.
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `Chromium is required on CI and was not found at ${CHROMIUM}: ` +
+          'install it (apt-get install chromium) or set CHROMIUM_PATH to its executable.',
+      );
+    }
     profile = mkdtempSync(join(tmpdir(), 'docs-browser-'));
     // A fresh profile directory per run.
     browser = await chromium.launchPersistentContext(profile, {

@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { compileApp, run } from '../support/compiled-app';
+import { join, resolve } from 'node:path';
+import { compiledApp, run } from '../support/compiled-app';
 
 // Run as root, the embedded server is started as the `postgres` user: a folder it cannot enter
 // (a checkout under /root, mode 0700) gets one sentence saying what to do, not `spawn … EACCES`.
@@ -13,18 +13,17 @@ asRoot('embedded PostgreSQL started as root', () => {
   let privateDir: string;
 
   beforeAll(async () => {
-    outDir = await compileApp();
+    outDir = await compiledApp();
     privateDir = mkdtempSync(join(tmpdir(), 'private-'));
     chmodSync(privateDir, 0o700);
   }, 120000);
 
   afterAll(() => {
-    rmSync(outDir, { recursive: true, force: true });
     rmSync(privateDir, { recursive: true, force: true });
   });
 
   it('refuses a folder the postgres user cannot enter, in one sentence saying what to do', async () => {
-    const script = `require(${JSON.stringify(join(process.cwd(), outDir, 'dev/embedded-database.js'))})
+    const script = `require(${JSON.stringify(resolve(outDir, 'dev/embedded-database.js'))})
       .startEmbeddedDatabase(${JSON.stringify(join(privateDir, 'postgres'))})
       .then((db) => db.stop(), (error) => { console.error(error.message); process.exit(1); });`;
     const failure = await run('node', ['-e', script]).catch((error) => error);

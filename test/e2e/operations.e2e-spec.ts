@@ -1,10 +1,11 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client as PgClient } from 'pg';
+import { compiledApp } from '../support/compiled-app';
 
 const run = promisify(execFile);
 
@@ -17,8 +18,7 @@ interface RunningApi {
 // Issue 3 as an operator meets it: the compiled key CLI, and two API processes sharing one
 // Redis budget, their logs searched for keys.
 describe('Operations: key CLI, shared Redis limit, logs (issue 3)', () => {
-  mkdirSync('node_modules/.cache', { recursive: true });
-  const outDir = resolve(mkdtempSync('node_modules/.cache/links-clients-ops-'));
+  let outDir: string;
   const databaseUrl = new URL(process.env.DATABASE_URL as string);
   databaseUrl.pathname += '_ops';
   const redisPrefix = `test-ops-${randomBytes(6).toString('hex')}:`;
@@ -66,7 +66,7 @@ describe('Operations: key CLI, shared Redis limit, logs (issue 3)', () => {
   }
 
   beforeAll(async () => {
-    await run('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', outDir]);
+    outDir = await compiledApp();
     await onServer(`CREATE DATABASE "${databaseUrl.pathname.slice(1)}"`);
     await run(
       'node_modules/.bin/typeorm',
@@ -77,7 +77,6 @@ describe('Operations: key CLI, shared Redis limit, logs (issue 3)', () => {
 
   afterAll(async () => {
     await Promise.all(apis.map((api) => api.stop()));
-    rmSync(outDir, { recursive: true, force: true });
     await onServer(`DROP DATABASE IF EXISTS "${databaseUrl.pathname.slice(1)}" WITH (FORCE)`);
   });
 

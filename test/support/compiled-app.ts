@@ -1,15 +1,45 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client as PgClient } from 'pg';
+import { runDir } from './run-dir';
+import { waitFor } from './wait-for';
 
 export const run = promisify(execFile);
 
-/** Compiles src/ as `npm run build` does, inside the project so node_modules resolves. */
-export async function compileApp(): Promise<string> {
-  mkdirSync('node_modules/.cache', { recursive: true });
-  const outDir = mkdtempSync('node_modules/.cache/links-clients-dist-');
-  await run('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', outDir]);
+/**
+ * src/ compiled as `npm run build` does, once per run: the first test file to ask compiles it
+ * into the run's directory (mkdir is the lock), the others wait for it. Read-only to callers;
+ * global-teardown removes it.
+ */
+export async function compiledApp(): Promise<string> {
+  const outDir = join(runDir(), 'dist');
+  const outcome = join(runDir(), 'dist.outcome');
+  try {
+    mkdirSync(`${outDir}.lock`);
+  } catch {
+    const text = await waitFor(() => existsSync(outcome) && readFileSync(outcome, 'utf8'), {
+      what: 'another test file to compile the app',
+      timeoutMs: 180000,
+      intervalMs: 200,
+    });
+    if (text !== 'ok') throw new Error(`compiling the app failed: ${text}`);
+    return outDir;
+  }
+  try {
+    await run(process.execPath, [
+      'node_modules/typescript/bin/tsc',
+      '-p',
+      'tsconfig.build.json',
+      '--outDir',
+      outDir,
+    ]);
+  } catch (error) {
+    writeFileSync(outcome, String((error as { stdout?: string }).stdout ?? error));
+    throw error;
+  }
+  writeFileSync(outcome, 'ok');
   return outDir;
 }
 
@@ -29,8 +59,11 @@ export interface RunningApi {
   url: string;
   /** Everything the process wrote to stdout so far. */
   stdout(): string;
-  /** The first JSON log line matching, waiting for it up to 5 s. */
-  logLine(matches: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+  /** The first JSON log line matching, waiting for it (10 s unless told). */
+  logLine(
+    matches: (line: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
   exited: Promise<number | null>;
 }
 
@@ -53,15 +86,11 @@ export async function startCompiledApi(
     });
     void exited.then((code) => reject(new Error(`exited with ${code}: ${stderr}${stdout}`)));
   });
-  const logLine = async (matches: (line: Record<string, unknown>) => boolean) => {
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const found = parseLogLines(stdout).find(matches);
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no such log line in:\n${stdout}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
+  const logLine = (matches: (line: Record<string, unknown>) => boolean, timeoutMs = 10000) =>
+    waitFor(() => parseLogLines(stdout).find(matches), {
+      what: () => `a matching log line in:\n${stdout}`,
+      timeoutMs,
+    });
   return { child, url, stdout: () => stdout, logLine, exited };
 }
 
