@@ -109,8 +109,9 @@ export async function loadMirror(out: string): Promise<Mirror | undefined> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  // Only lines ended by a newline were written whole; what follows the last one is torn.
-  const lines = text.slice(0, text.lastIndexOf('\n') + 1).split('\n');
+  // Only lines ended by a newline were written whole: what follows the last one (empty, or a
+  // torn line) is dropped.
+  const lines = text.split('\n');
   lines.pop();
   if (lines.length === 0) return undefined;
   const header = JSON.parse(lines[0]) as Header;
