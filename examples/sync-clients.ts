@@ -75,7 +75,7 @@ export async function syncClients(options: SyncOptions): Promise<Mirror> {
         maxIdlePolls: options.maxIdlePolls,
       });
   let appended = 0;
-  const log = await open(out, 'a');
+  let log = await open(out, 'a');
   try {
     for await (const page of pages) {
       if (page.rows.length === 0 && page.nextCursor === mirror.cursor) continue;
@@ -86,6 +86,9 @@ export async function syncClients(options: SyncOptions): Promise<Mirror> {
       onPage?.(mirror);
       if (++appended >= compactEvery || (!page.hasMore && appended > 1)) {
         await writeCompacted(out, mirror);
+        // The compacted file replaced the one open for appending: append to the new one.
+        await log.close();
+        log = await open(out, 'a');
         appended = 0;
       }
     }
