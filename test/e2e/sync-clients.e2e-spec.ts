@@ -9,7 +9,8 @@ import { createApiClient } from '../../clients/typescript/src/client';
 import { loadMirror, syncClients } from '../../examples/sync-clients';
 import { isoMillis } from '../../src/database/printed-timestamp';
 import { createTestApp, TestApp } from '../support/create-app';
-import { FaultProxy, insertManyClients } from '../support/fault-proxy';
+import { FaultProxy } from '../support/fault-proxy';
+import { insertManyClients } from '../support/fixtures';
 
 const API_KEY = 'test-key-primary';
 const ROWS = 1500;
