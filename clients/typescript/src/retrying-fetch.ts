@@ -18,7 +18,7 @@ export interface RetryEvent {
   error?: unknown;
 }
 
-// 429 and 503 come with Retry-After (CONTRACT §3); 500, 502 and 504 may be a proxy's or passing.
+// The API sends Retry-After with 429 and 503; 500, 502 and 504 may be a proxy's or passing.
 const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
 
 /**
