@@ -3,6 +3,7 @@ import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
 import { ReplicaCluster } from '../support/replica-cluster';
+import { waitFor } from '../support/wait-for';
 
 // A real primary and a streaming replica made with pg_basebackup. Replay on
 // the replica is paused to show which server answers: the API keeps seeing the old data.
@@ -79,7 +80,14 @@ describe('Read replicas (DATABASE_REPLICA_URLS)', () => {
     });
     await replica.end();
     await cluster.stopReplica();
-    const down = await request(t.app.getHttpServer()).get('/health/ready').expect(503);
+    // A ping's answer is reused for a moment (PING_CACHE_MS), so the replica shows down shortly.
+    const down = await waitFor(
+      async () => {
+        const res = await request(t.app.getHttpServer()).get('/health/ready');
+        return res.status === 503 && res;
+      },
+      { what: 'readiness to report the stopped replica' },
+    );
     expect(down.body.error['replica-0']).toMatchObject({ status: 'down' });
     expect(down.body.info.database).toMatchObject({ status: 'up' });
   });
