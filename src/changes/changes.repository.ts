@@ -17,13 +17,15 @@ const SAFE_POINT_MARGIN = `interval '100 milliseconds'`;
  * every stamp of a transaction is at or after its xact_start; a transaction without an id
  * (a backup, a report, a writer before its first write) stamps later than now(), if ever.
  * A writer whose xact_start this role may not see (other roles' sessions, without
- * pg_read_all_stats), or a prepared transaction (its start is unknown), holds the feed where it
- * is: it may be late, never skip. Other databases' transactions cannot write these tables. Run on the primary, as its own statement before the page's,
- * so the page's snapshot is taken after every transaction finished here has committed.
+ * pg_read_all_stats), or a prepared transaction of this database (its start is unknown), holds
+ * the feed where it is: it may be late, never skip. Other databases' transactions cannot write
+ * these tables. Run on the primary, as its own statement before the page's, so the page's
+ * snapshot is taken after every transaction finished here has committed.
  */
 export const SAFE_POINT_QUERY = `
   SELECT ${printedTimestamp(`CASE
-      WHEN EXISTS (SELECT FROM pg_prepared_xacts) OR bool_or(xact_start IS NULL)
+      WHEN EXISTS (SELECT FROM pg_prepared_xacts WHERE database = current_database())
+        OR bool_or(xact_start IS NULL)
         THEN '-infinity'::timestamptz
       ELSE least(now(), min(xact_start)) - ${SAFE_POINT_MARGIN} END`)} AS "safePoint"
   FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname = current_database()`;

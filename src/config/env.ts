@@ -23,10 +23,14 @@ const API_KEYS_REQUIRED =
   'API_KEYS is required (comma-separated API keys) unless DATABASE_URL holds managed keys';
 
 /**
- * Validates the environment, throwing one error that names every missing or invalid variable.
- * An empty value counts as unset, so `PORT=` means the default.
+ * Validates the environment, throwing one error that names every missing or invalid variable
+ * (and `otherProblems`, the production start's own). An empty value counts as unset, so `PORT=`
+ * means the default.
  */
-export function validateEnvSections(raw: Record<string, unknown>): object[] {
+export function validateEnvSections(
+  raw: Record<string, unknown>,
+  otherProblems: string[] = [],
+): object[] {
   const problems: string[] = [];
   const sections = ENV_SECTIONS.map((shape: new () => object) =>
     parseSection(shape, raw, problems),
@@ -36,6 +40,7 @@ export function validateEnvSections(raw: Record<string, unknown>): object[] {
   if (present(raw).API_KEYS === undefined && present(raw).DATABASE_URL === undefined) {
     problems.unshift(API_KEYS_REQUIRED);
   }
+  problems.push(...otherProblems);
   if (problems.length > 0) {
     throw new Error(`Invalid environment:\n  - ${problems.join('\n  - ')}`);
   }

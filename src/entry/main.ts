@@ -2,18 +2,19 @@ import { Logger } from '@nestjs/common';
 import { shutDownGracefully } from '../health/graceful-shutdown';
 import { weakApiKeyProblems } from '../api-keys/environment-keys';
 import { splitList } from '../config/env-decorators';
+import { validateEnvSections } from '../config/env';
 import { startApi } from '../start-api';
 
-async function refuseWeakApiKeys(): Promise<void> {
-  const problems = weakApiKeyProblems(splitList(process.env.API_KEYS ?? ''));
-  if (problems.length > 0) throw new Error(`Invalid environment:\n  - ${problems.join('\n  - ')}`);
+// One message for every problem: the weak keys together with any other invalid variable.
+async function refuseInvalidEnvironment(): Promise<void> {
+  validateEnvSections(process.env, weakApiKeyProblems(splitList(process.env.API_KEYS ?? '')));
 }
 
 // Production start (`npm run start:prod`, docs/operations.md, Production path): no embedded database, no seeding and
 // no implicit migrations. A bad environment ends in one message naming each variable, exit 1.
 // Weak keys are refused here, in the production entry point only, so no setting can skip it;
 // the development start and the tests (which boot the app module directly) use short keys.
-refuseWeakApiKeys()
+refuseInvalidEnvironment()
   .then(startApi)
   .then(({ app, url }) => {
     shutDownGracefully(app);

@@ -131,6 +131,8 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       DATABASE_URL: 'DATABASE_URL',
       API_KEYS: 'API_KEYS',
       CURSOR_SECRET: 'CURSOR_SECRET',
+      DATABASE_REPLICA_URLS: 'DATABASE_REPLICA_URLS',
+      REDIS_URL: 'REDIS_URL',
       CURSOR_SECRET_PREVIOUS: 'CURSOR_SECRET_PREVIOUS',
     });
     expect(secretKeys(job.containers[0])).toEqual({ DATABASE_URL: 'MIGRATION_DATABASE_URL' });
@@ -138,7 +140,12 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     const optional = container.env
       .filter((v: { valueFrom: SecretRef }) => v.valueFrom.secretKeyRef?.optional)
       .map((v: { name: string }) => v.name);
-    expect(optional).toEqual(['API_KEYS', 'CURSOR_SECRET_PREVIOUS']);
+    expect(optional).toEqual([
+      'API_KEYS',
+      'CURSOR_SECRET_PREVIOUS',
+      'DATABASE_REPLICA_URLS',
+      'REDIS_URL',
+    ]);
   });
 
   it('configures the app with a valid environment, through the ConfigMap and the Secret', () => {

@@ -51,6 +51,8 @@ describe('production start', () => {
     expect(failure.stderr).toContain('API_KEYS entry 3 is a placeholder');
     expect(failure.stderr).toContain('API_KEYS entry 4 is shorter than 32 characters');
     expect(failure.stderr).not.toContain('API_KEYS entry 1');
+    // In the same message as the other invalid variables (baseEnv has no CURSOR_SECRET).
+    expect(failure.stderr).toMatch(/Invalid environment:[^]*CURSOR_SECRET[^]*API_KEYS entry 2/);
     for (const value of [key, ...weak, 'change-me-'])
       expect(failure.stdout + failure.stderr).not.toContain(value);
     expect(failure.stderr).not.toMatch(/\n\s+at /);
