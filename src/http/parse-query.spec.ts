@@ -25,4 +25,11 @@ describe('parseQuery', () => {
     const many = Array.from({ length: 3000 }, (_, i) => `k${i}=1`).join('&');
     expect(Object.keys(parseQuery(many))).toHaveLength(3000);
   });
+
+  // Express hands the parser null for a URL without `?`; Node 24 reads URLSearchParams(null)
+  // as the query "null", which would be an unknown parameter on every plain request.
+  it('reads no query string as no parameters', () => {
+    expect({ ...parseQuery(null) }).toEqual({});
+    expect({ ...parseQuery('') }).toEqual({});
+  });
 });
