@@ -16,7 +16,7 @@ const LAYERS = [
   ],
   [
     'validation',
-    /node_modules\/(class-validator|class-transformer|validator|libphonenumber-js)\/|dist\/common\/(strict-query\.pipe|parse-query|no-query-params)|dto\//,
+    /node_modules\/(class-validator|class-transformer|validator|libphonenumber-js)\/|dist\/http\/(strict-query\.pipe|parse-query|no-query-params)|dto\//,
   ],
   ['database client', /node_modules\/(pg|pg-pool|pg-protocol|pg-types|typeorm)\/|dist\/database\//],
   ['HTTP, routing and the rest', /./],
