@@ -16,6 +16,11 @@ describe('parseQuery', () => {
     expect(query.__proto__).toBe('2');
   });
 
+  it('reads no query (Express gives null or undefined when the URL has no ?) as no parameters', () => {
+    expect(Object.keys(parseQuery(null))).toEqual([]);
+    expect(Object.keys(parseQuery(undefined))).toEqual([]);
+  });
+
   it('never throws on malformed escapes', () => {
     expect({ ...parseQuery('a=%ZZ&b=%&c=%E0%A4%A') }).toEqual({ a: '%ZZ', b: '%', c: '\uFFFD%A' });
   });
