@@ -308,6 +308,9 @@ async function profileLayers(env, paths) {
     server.child.kill('SIGTERM');
     await server.exited;
     const [file] = readdirSync(directory);
+    // BENCH_PROFILE_DIR keeps the profile, to read by function (e.g. in Chrome's DevTools).
+    if (process.env.BENCH_PROFILE_DIR)
+      copyFileSync(join(directory, file), join(process.env.BENCH_PROFILE_DIR, file));
     return overheadByLayer(join(directory, file), warmUp.requests + measured.requests);
   } finally {
     server.child.kill('SIGKILL');
