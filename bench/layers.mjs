@@ -16,7 +16,7 @@ const LAYERS = [
   ],
   [
     'validation',
-    /node_modules\/(class-validator|class-transformer|validator|libphonenumber-js)\/|dist\/common\/(strict-query\.pipe|parse-query|no-query-params)|dto\//,
+    /node_modules\/(class-validator|class-transformer|validator|libphonenumber-js)\/|dist\/http\/(strict-query\.pipe|parse-query|no-query-params)|dto\//,
   ],
   ['database client', /node_modules\/(pg|pg-pool|pg-protocol|pg-types|typeorm)\/|dist\/database\//],
   ['HTTP, routing and the rest', /./],
@@ -48,7 +48,13 @@ export function overheadByLayer(profileFile, requests) {
     id !== undefined &&
     (nodes.get(id).callFrame.url === 'node:_http_server' || servesHttp(parents.get(id)));
   const serving = profile.samples.map((id) => servesHttp(id));
-  const first = serving.indexOf(true);
+  // Startup can overlap an early request (seen on Node 24.21: modules still loading seconds
+  // after one), so the window opens at the first request after the last module load.
+  const loads = (id) =>
+    id !== undefined &&
+    (nodes.get(id).callFrame.functionName === 'wrapModuleLoad' || loads(parents.get(id)));
+  const loaded = profile.samples.findLastIndex((id) => loads(id));
+  const first = serving.indexOf(true, loaded + 1);
   const last = serving.lastIndexOf(true);
   if (first === -1) throw new Error(`${profileFile}: no request was served while profiling`);
   const totals = new Map([...LAYERS.map(([name]) => [name, 0]), [GC, 0]]);

@@ -22,6 +22,7 @@ const settings = {
   only: process.env.BENCH_SCENARIOS?.split(','),
 };
 const log = (message) => console.log(`[bench] ${message}`);
+const SCRIPT = 'dist/entry/main.js';
 
 // 10K links over two years; 1M clients, a fifth of them on five hot links; ~60 % connected,
 // ~35 % new, a few other statuses; 10 % deleted; created at random over two years.
@@ -87,10 +88,15 @@ async function cursorAtPage(port, page) {
  */
 async function startServers(env) {
   // Several variants are separated by `;`, e.g. `--max-old-space-size=96;LOG_LEVEL=warn`: in
-  // each, `--` options go to NODE_OPTIONS and NAME=value words to the environment.
+  // each, `--` options go to NODE_OPTIONS and NAME=value words to the environment, except
+  // BUILD=<dir>, which runs another build (a copy of dist/ made before a change: an A/B).
   const variants = process.env.BENCH_VARIANT_NODE_OPTIONS?.split(';').filter(Boolean) ?? [];
+  const wordsOf = (variant) => variant.split(' ').filter(Boolean);
+  const buildOf = (variant) => wordsOf(variant).find((word) => word.startsWith('BUILD='));
+  const variantScript = (variant) =>
+    buildOf(variant) ? join(buildOf(variant).slice('BUILD='.length), 'entry/main.js') : SCRIPT;
   const variantEnv = (variant) => {
-    const words = variant.split(' ').filter(Boolean);
+    const words = wordsOf(variant).filter((word) => !word.startsWith('BUILD='));
     const options = words.filter((word) => word.startsWith('--')).join(' ');
     return {
       ...env,
@@ -99,10 +105,10 @@ async function startServers(env) {
     };
   };
   const specs = [
-    ['ours', 'dist/entry/main.js', env],
+    ['ours', SCRIPT, env],
     ...variants.map((options, index) => [
       `variant${index}`,
-      'dist/entry/main.js',
+      variantScript(options),
       variantEnv(options),
     ]),
     ['nest', 'bench/nest-reference.mjs', env],
@@ -302,6 +308,9 @@ async function profileLayers(env, paths) {
     server.child.kill('SIGTERM');
     await server.exited;
     const [file] = readdirSync(directory);
+    // BENCH_PROFILE_DIR keeps the profile, to read by function (e.g. in Chrome's DevTools).
+    if (process.env.BENCH_PROFILE_DIR)
+      copyFileSync(join(directory, file), join(process.env.BENCH_PROFILE_DIR, file));
     return overheadByLayer(join(directory, file), warmUp.requests + measured.requests);
   } finally {
     server.child.kill('SIGKILL');

@@ -3,9 +3,12 @@
  * key limit, every name kept verbatim (including `__proto__`) and repeats kept as arrays so
  * StrictQueryPipe can reject them. Malformed percent-escapes never throw.
  */
-export function parseQuery(queryString: string | null): Record<string, string | string[]> {
+export function parseQuery(
+  queryString: string | null | undefined,
+): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = Object.create(null);
-  // Express passes null when the URL has no `?`; Node 24's URLSearchParams reads null as "null".
+  // Express passes null when the URL has no `?`; newer Node (24.21) reads
+  // `new URLSearchParams(null)` as the text "null", a parameter named "null".
   for (const [name, value] of new URLSearchParams(queryString ?? '')) {
     const earlier = query[name];
     query[name] = earlier === undefined ? value : [earlier, value].flat();

@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
 import { ListClientsQuery } from '../clients/dto/list-clients.query';
 import { NoQueryParams } from './no-query-params';
 import { parseQuery } from './parse-query';
@@ -74,5 +75,28 @@ describe('StrictQueryPipe with NoQueryParams', () => {
       { name: 'page', reason: 'is not a known parameter' },
       { name: 'x', reason: 'is not a known parameter' },
     ]);
+  });
+});
+
+describe('StrictQueryPipe work per request', () => {
+  // Every validation pass and every names lookup reads the DTO's rules from this storage.
+  const reads = () => jest.spyOn(getMetadataStorage(), 'getTargetValidationMetadatas');
+  afterEach(() => jest.restoreAllMocks());
+
+  it('skips validation for an empty query on a route without parameters', () => {
+    run('', NoQueryParams);
+    const spy = reads();
+    run('', NoQueryParams);
+    run('', NoQueryParams);
+    expect(spy).not.toHaveBeenCalled();
+  });
+
+  it("reads a DTO's parameter names once, not once per request", () => {
+    run('limit=5');
+    const spy = reads();
+    run('limit=5');
+    run('status=new');
+    // (dto, '', true, false) is the names lookup; validation passes read with other arguments.
+    expect(spy.mock.calls.filter((call) => call[2] === true)).toEqual([]);
   });
 });

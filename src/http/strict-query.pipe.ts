@@ -27,6 +27,10 @@ export class StrictQueryPipe implements PipeTransform {
     if (type !== 'query' || !metatype) return value;
     const query = value as Record<string, unknown>;
     const known = declaredNames(metatype);
+    // A route without parameters, asked without any: nothing to validate, so no class-validator
+    // pass (the hot path of a get by id); any key still takes the full path below and its 400.
+    if (known.size === 0 && Object.keys(query).length === 0)
+      return plainToInstance(metatype, {}) as object;
     const errors: ParameterError[] = [];
     const accepted: Record<string, unknown> = Object.create(null);
     for (const [name, value] of Object.entries(query)) {
@@ -68,7 +72,16 @@ export function invalidQuery(errors: ParameterError[]): BadRequestException {
   return new BadRequestException({ message: INVALID_QUERY, errors });
 }
 
-function declaredNames(dto: new () => unknown): Set<string> {
-  const rules = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
-  return new Set(rules.map((rule) => rule.propertyName));
+// Decorators run once, at import, so a DTO's names never change: read them once per DTO, not
+// once per request.
+const namesByDto = new Map<new () => unknown, ReadonlySet<string>>();
+
+function declaredNames(dto: new () => unknown): ReadonlySet<string> {
+  let names = namesByDto.get(dto);
+  if (!names) {
+    const rules = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+    names = new Set(rules.map((rule) => rule.propertyName));
+    namesByDto.set(dto, names);
+  }
+  return names;
 }

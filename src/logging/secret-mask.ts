@@ -27,9 +27,14 @@ export function secretMask(environmentKeys: readonly string[]): (value: unknown)
       typeof value === 'object' &&
       [Object.prototype, null].includes(Object.getPrototypeOf(value));
     if (plain && depth < 3) {
-      return Object.fromEntries(
-        Object.entries(value).map(([name, inner]) => [name, mask(inner, depth + 1)]),
-      );
+      // Copied only when something in it was masked: most lines (every request's) hold no
+      // secret, and are passed on as they are rather than rebuilt.
+      let copy: Record<string, unknown> | undefined;
+      for (const [name, inner] of Object.entries(value)) {
+        const masked = mask(inner, depth + 1);
+        if (masked !== inner) (copy ??= Object.fromEntries(Object.entries(value)))[name] = masked;
+      }
+      return copy ?? value;
     }
     return value;
   };

@@ -1,0 +1,19 @@
+import { secretMask } from './secret-mask';
+
+const mask = secretMask(['env-key-0123456789abcdef']);
+
+describe('secretMask', () => {
+  it('masks a key however deep in a plain object, leaving the original intact', () => {
+    const line = { path: '/x', inner: { header: 'Bearer abc', key: 'env-key-0123456789abcdef' } };
+    expect(mask(line)).toEqual({
+      path: '/x',
+      inner: { header: 'Bearer [REDACTED]', key: '[REDACTED]' },
+    });
+    expect(line.inner.key).toBe('env-key-0123456789abcdef');
+  });
+
+  it('passes a line without secrets on as it is, not copied', () => {
+    const line = { method: 'GET', route: '/api/data/clients/:id', status: 200, key: 'env-1' };
+    expect(mask(line)).toBe(line);
+  });
+});
