@@ -1,3 +1,4 @@
+import { Server } from 'node:http';
 import { connect } from 'node:net';
 import request from 'supertest';
 import { createTestApp, TestApp } from '../support/create-app';
@@ -28,7 +29,9 @@ describe('Malformed HTTP', () => {
     t = await createTestApp();
     // Node looks for timed-out requests every 30 s by default; this server looks every 100 ms
     // (read once, when it starts listening), so the slow-client test waits on its own timeout.
-    t.app.getHttpServer().connectionsCheckingInterval = 100;
+    (
+      t.app.getHttpServer() as Server & { connectionsCheckingInterval: number }
+    ).connectionsCheckingInterval = 100;
     await t.app.listen(0, '127.0.0.1');
     port = (t.app.getHttpServer().address() as { port: number }).port;
   });
