@@ -3,6 +3,7 @@ import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
 import { ReplicaCluster } from '../support/replica-cluster';
+import { waitFor } from '../support/wait-for';
 
 // Issue 4, item 8: a real primary and a streaming replica made with pg_basebackup. Replay on
 // the replica is paused to show which server answers: the API keeps seeing the old data.
@@ -14,13 +15,8 @@ describe('Read replicas (DATABASE_REPLICA_URLS)', () => {
   const get = (path: string) => request(t.app.getHttpServer()).get(path).set(AUTH);
   const linkIds = async () =>
     ((await get('/api/data/links').expect(200)).body.data as { id: string }[]).map((l) => l.id);
-  const until = async (check: () => Promise<boolean>) => {
-    const deadline = Date.now() + 10000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error('timed out');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const until = (check: () => Promise<boolean>) =>
+    waitFor(check, { what: 'the replica to catch up', intervalMs: 100 });
 
   beforeAll(async () => {
     await cluster.start();
