@@ -1,22 +1,15 @@
 // `npm run bench`: measures the production server against a naive reference server
 // (bench/reference-server.mjs) on the same data, in one run, and writes bench/results/.
 // Measurements only: nothing here passes or fails on timing.
-import { randomBytes } from 'node:crypto';
-import {
-  copyFileSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { compressionCost } from './compression.mjs';
 import { feedScenarios } from './feeds.mjs';
 import { overheadByLayer } from './layers.mjs';
+import { API_KEY, load, measure, rssMb } from './measure.mjs';
 import { build, createDatabase, freePort, root, runSql, startServer } from './support.mjs';
 
 const settings = {
@@ -28,8 +21,6 @@ const settings = {
   // e.g. BENCH_SCENARIOS=S1,S6 runs only those (and skips the memory check); for profiling.
   only: process.env.BENCH_SCENARIOS?.split(','),
 };
-// The production start refuses keys under 32 characters.
-const API_KEY = randomBytes(24).toString('base64url');
 const log = (message) => console.log(`[bench] ${message}`);
 
 // 10K links over two years; 1M clients, a fifth of them on five hot links; ~60 % connected,
@@ -81,41 +72,6 @@ async function databaseIdle(url) {
   await new Promise((resolve) => setTimeout(resolve, 1000));
 }
 
-/** Samples a process's resident memory (MB) while `work` runs; returns the peak. */
-async function peakRss(pid, work) {
-  let peak = 0;
-  const sample = () => {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    if (match) peak = Math.max(peak, Number(match[1]) / 1024);
-  };
-  sample();
-  const timer = setInterval(sample, 50);
-  try {
-    const result = await work();
-    return { result, peak };
-  } finally {
-    clearInterval(timer);
-    sample();
-  }
-}
-
-async function load(port, paths, connections = settings.connections, seconds = settings.seconds) {
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections,
-    duration: seconds,
-    headers: { authorization: `Bearer ${API_KEY}` },
-    requests: [{ setupRequest: (request) => ({ ...request, path: paths() }) }],
-  });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.non2xx + result.errors + result.timeouts,
-    requests: result.requests.total,
-  };
-}
-
 const randomInt = (max) => 1 + Math.floor(Math.random() * max);
 
 async function cursorAtPage(port, page) {
@@ -124,29 +80,82 @@ async function cursorAtPage(port, page) {
   return encodeURIComponent((await res.json()).meta.nextCursor);
 }
 
+/**
+ * The servers measured, in the order each scenario runs them: ours, optionally ours under other
+ * Node options (BENCH_VARIANT_NODE_OPTIONS, e.g. a heap bound), the NestJS floor, the raw
+ * reference, then ours again — the A/A pair whose difference is the run's noise.
+ */
+async function startServers(env) {
+  // Several variants are separated by `;`, e.g. `--max-old-space-size=96;LOG_LEVEL=warn`: in
+  // each, `--` options go to NODE_OPTIONS and NAME=value words to the environment.
+  const variants = process.env.BENCH_VARIANT_NODE_OPTIONS?.split(';').filter(Boolean) ?? [];
+  const variantEnv = (variant) => {
+    const words = variant.split(' ').filter(Boolean);
+    const options = words.filter((word) => word.startsWith('--')).join(' ');
+    return {
+      ...env,
+      ...Object.fromEntries(words.filter((w) => !w.startsWith('--')).map((w) => w.split('='))),
+      ...(options && { NODE_OPTIONS: options }),
+    };
+  };
+  const specs = [
+    ['ours', 'dist/main.js', env],
+    ...variants.map((options, index) => [`variant${index}`, 'dist/main.js', variantEnv(options)]),
+    ['nest', 'bench/nest-reference.mjs', env],
+    ['raw', 'bench/reference-server.mjs', env],
+  ];
+  const servers = {};
+  for (const [key, script, serverEnv] of specs)
+    servers[key] = startServer(script, serverEnv, await freePort());
+  const startedAt = Date.now();
+  await servers.ours.ready;
+  const startupMs = Date.now() - startedAt;
+  await Promise.all(Object.values(servers).map((server) => server.ready));
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const idleRss = Object.fromEntries(
+    Object.entries(servers).map(([key, server]) => [key, rssMb(server.child.pid)]),
+  );
+  return { servers, startupMs, idleRss, variants };
+}
+
+// Separate bench modules (e.g. bench/feeds.mjs): each is `async (context) => markdown lines`,
+// run after the scenarios against the same servers and data (before the memory check grows
+// the links table); context is { servers, database, settings, measure, log }.
+const modules = [
+  async ({ servers }) => {
+    const { port, child } = servers.ours;
+    const rows = await compressionCost({ port, pid: child.pid, apiKey: API_KEY });
+    return [
+      '',
+      `## Compression on List Links (${settings.links.toLocaleString('en')} links, sequential requests)`,
+      '',
+      '| asked | sent | wire bytes | server CPU ms per request | latency ms |',
+      '|---|---|---:|---:|---:|',
+      ...rows.map(
+        (row) =>
+          `| ${row.encoding} | ${row.sent} | ${row.wireBytes} | ${row.serverCpuMsPerRequest} | ${row.latencyMs} |`,
+      ),
+    ];
+  },
+];
+
 async function main() {
   log(`settings ${JSON.stringify(settings)}`);
+  log(`servers run on ${serverNode()}`);
   log('building the production server (npm run build)');
   build();
   const database = await createDatabase('bench');
-  const servers = [];
+  let started;
   try {
     log(`loading ${settings.clients} clients over ${settings.links} links`);
     const loadSeconds = await loadData(database.url);
     log(`loaded in ${loadSeconds.toFixed(1)} s`);
 
-    const env = { DATABASE_URL: database.url, API_KEYS: API_KEY };
-    const ours = startServer('dist/main.js', env, await freePort());
-    const reference = startServer('bench/reference-server.mjs', env, await freePort());
-    servers.push(ours, reference);
-    const startedAt = Date.now();
-    await ours.ready;
-    const startupMs = Date.now() - startedAt;
-    await reference.ready;
-    const [ourPort, referencePort] = [ours.port, reference.port];
+    started = await startServers({ DATABASE_URL: database.url, API_KEYS: API_KEY });
+    const { servers } = started;
     // Page 5000 of 100 rows at the default size; smaller data sets use the deepest full page.
     const deepPage = Math.min(5000, Math.floor(settings.clients / 100) - 1);
-    const deepCursor = await cursorAtPage(ourPort, deepPage);
+    const deepCursor = await cursorAtPage(servers.ours.port, deepPage);
 
     const scenarios = [
       [
@@ -170,7 +179,6 @@ async function main() {
       ],
       ['S6 list links', () => '/api/data/links'],
     ];
-    const rows = [];
     const chosen = scenarios.filter(
       ([name]) => !settings.only || settings.only.includes(name.split(' ')[0]),
     );
@@ -179,34 +187,46 @@ async function main() {
     );
     if (unknown?.length)
       throw new Error(`Unknown scenarios in BENCH_SCENARIOS: ${unknown.join(', ')}`);
+    const options = { connections: settings.connections, seconds: settings.seconds };
+    // A cold server (JIT, connections, prepared statements, caches) would lose the first
+    // scenario to the warm ones and inflate the A/A spread: every server gets light work first.
+    log('warming up every server (S1 and S3 paths, 3 s each)');
+    for (const server of Object.values(servers))
+      for (const [, paths] of [scenarios[0], scenarios[2]])
+        await load(server.port, paths, { connections: 8, seconds: 3 });
+    const rows = [];
     for (const [name, ourPaths, referencePaths = ourPaths] of chosen) {
-      await databaseIdle(database.url);
-      log(`${name}: ours`);
-      const mine = await peakRss(ours.child.pid, () => load(ourPort, ourPaths));
-      await databaseIdle(database.url);
-      log(`${name}: reference`);
-      const theirs = await load(referencePort, referencePaths);
-      rows.push({ name, ours: mine.result, peakRss: mine.peak, reference: theirs });
+      const row = { name };
+      const order = ['ours', ...Object.keys(servers).filter((k) => k.startsWith('variant'))];
+      for (const key of [...order, 'nest', 'raw', 'oursAgain']) {
+        const server = servers[key === 'oursAgain' ? 'ours' : key];
+        const paths = key === 'nest' || key === 'raw' ? referencePaths : ourPaths;
+        await databaseIdle(database.url);
+        log(`${name}: ${key}`);
+        row[key] = await measure(server, database.url, paths, options);
+      }
+      rows.push(row);
+      log(summarise(row));
     }
 
     let overhead;
     if (chosen.includes(scenarios[0])) {
       log('per-request overhead by layer: S1 under a CPU profile');
-      overhead = await profileLayers(env, scenarios[0][1]);
+      overhead = await profileLayers(
+        { DATABASE_URL: database.url, API_KEYS: API_KEY },
+        scenarios[0][1],
+      );
     }
 
-    // Before the memory check grows the links table: the cost at the base size.
-    const compression = await compressionCost({
-      port: ourPort,
-      pid: ours.child.pid,
-      apiKey: API_KEY,
-    });
-    log(`compression on List Links (${settings.links} links): ${JSON.stringify(compression)}`);
+    const extra = [];
+    for (const module of modules)
+      extra.push(...(await module({ servers, database, settings, measure, log })));
 
     let linksMemory = [];
     if (settings.memoryLinks > settings.links && !settings.only) {
       const listLinks = () => '/api/data/links';
-      const small = await peakRss(ours.child.pid, () => load(ourPort, listLinks, 4, 5));
+      const few = { connections: 4, seconds: 5 };
+      const small = await measure(servers.ours, database.url, listLinks, few);
       log(`growing links to ${settings.memoryLinks} for the memory check`);
       await runSql(
         database.url,
@@ -214,10 +234,10 @@ async function main() {
          SELECT 'bulk-' || i, now(), now() FROM generate_series(1, ${settings.memoryLinks - settings.links}) AS i`,
         'VACUUM ANALYZE links',
       );
-      const large = await peakRss(ours.child.pid, () => load(ourPort, listLinks, 4, 10));
+      const large = await measure(servers.ours, database.url, listLinks, { ...few, seconds: 10 });
       linksMemory = [
-        { links: settings.links, ...small.result, peakRss: small.peak },
-        { links: settings.memoryLinks, ...large.result, peakRss: large.peak },
+        { links: settings.links, ...small },
+        { links: settings.memoryLinks, ...large },
       ];
     }
 
@@ -225,15 +245,15 @@ async function main() {
     const feeds = settings.only
       ? ''
       : await feedScenarios({
-          port: ourPort,
-          pid: ours.child.pid,
+          port: servers.ours.port,
+          pid: servers.ours.child.pid,
           apiKey: API_KEY,
           databaseUrl: database.url,
           seconds: settings.seconds,
           connections: settings.connections,
           log,
         });
-    const report = `${renderReport({ rows, overhead, linksMemory, loadSeconds, startupMs })}\n${feeds}`;
+    const report = `${renderReport({ rows, overhead, linksMemory, loadSeconds, started, extra })}\n${feeds}`;
     console.log(`\n${report}`);
     if (!settings.only) {
       const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-');
@@ -243,10 +263,22 @@ async function main() {
       log(`written to bench/results/${stamp}.md and bench/results/latest.md`);
     }
   } finally {
-    for (const server of servers) server.child.kill('SIGTERM');
+    for (const server of Object.values(started?.servers ?? {})) server.child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 500));
     await database.drop();
   }
+}
+
+const serverNode = () =>
+  execFileSync(process.env.BENCH_NODE || 'node', ['--version'])
+    .toString()
+    .trim();
+
+function summarise({ name, ours, oursAgain, nest, raw }) {
+  return (
+    `${name.split(' ')[0]}: req/s ours ${fmt(ours.rps)}/${fmt(oursAgain.rps)} nest ${fmt(nest.rps)} ` +
+    `raw ${fmt(raw.rps)}; CPU µs/req ours ${fmt(ours.cpuUs)} nest ${fmt(nest.cpuUs)} raw ${fmt(raw.cpuUs)}`
+  );
 }
 
 /** Runs a scenario against a fresh server under `--cpu-prof`; the profile, split by layer. */
@@ -260,8 +292,9 @@ async function profileLayers(env, paths) {
   );
   try {
     await server.ready;
-    const warmUp = await load(server.port, paths, settings.connections, 2);
-    const measured = await load(server.port, paths);
+    const options = { connections: settings.connections, seconds: settings.seconds };
+    const warmUp = await load(server.port, paths, { ...options, seconds: 2 });
+    const measured = await load(server.port, paths, options);
     server.child.kill('SIGTERM');
     await server.exited;
     const [file] = readdirSync(directory);
@@ -274,26 +307,98 @@ async function profileLayers(env, paths) {
 
 const fmt = (value, digits = 0) => (value === undefined ? '—' : value.toFixed(digits));
 
-function renderReport({ rows, overhead, linksMemory, loadSeconds, startupMs }) {
+const ratio = (a, b) => (a === undefined || b === undefined ? '—' : `${fmt(a / b, 2)}×`);
+const mean = (a, b) => (a === undefined || b === undefined ? undefined : (a + b) / 2);
+const spread = (a, b) =>
+  a === undefined || b === undefined ? '—' : `${fmt((100 * Math.abs(a - b)) / mean(a, b))} %`;
+
+function renderReport({ rows, overhead, linksMemory, loadSeconds, started, extra }) {
+  const { startupMs, idleRss, variants } = started;
+  const columns = [
+    ['ours', 'ours'],
+    ...variants.map((_, index) => [`variant${index}`, `ours+V${index + 1}`]),
+    ['nest', 'NestJS floor'],
+    ['raw', 'raw'],
+  ];
+  // Ours is the mean of its two runs (before and after the references).
+  const oursOf = (row, field) => mean(row.ours[field], row.oursAgain[field]);
+  const value = (row, key, field) => (key === 'ours' ? oursOf(row, field) : row[key][field]);
+  const header = (title) => [
+    `| scenario | ${columns.map(([, label]) => `${label} ${title}`).join(' | ')} |`,
+    `|---|${columns.map(() => '---:').join('|')}|`,
+  ];
+  const table = (title, field, digits = 0) => [
+    ...header(title),
+    ...rows.map(
+      (row) =>
+        `| ${row.name} | ${columns.map(([key]) => fmt(value(row, key, field), digits)).join(' | ')} |`,
+    ),
+  ];
   const lines = [
     `# Benchmark — ${new Date().toISOString()}`,
     '',
     `Data: ${settings.clients.toLocaleString('en')} clients over ${settings.links.toLocaleString('en')} links ` +
       `(loaded in ${loadSeconds.toFixed(1)} s). Each scenario ${settings.seconds} s at ` +
-      `${settings.connections} connections (autocannon), ours then the reference, same machine ` +
-      `(${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB), same database. ` +
-      `Server start to listening: ${startupMs} ms (including process start).`,
+      `${settings.connections} connections (autocannon) against each server in turn — ours, ` +
+      `${variants.map((options, index) => `ours with \`${options}\` (V${index + 1}), `).join('')}` +
+      `the bare NestJS floor ` +
+      `(bench/nest-reference.mjs), the raw node:http reference (bench/reference-server.mjs), ` +
+      `then ours again (A/A) — on the same machine (${cpus().length} cores, ` +
+      `${Math.round(totalmem() / 2 ** 30)} GiB), same database. Servers on Node ${serverNode()}. ` +
+      `Our server's start to listening: ${startupMs} ms (including process start).`,
     '',
-    '| scenario | ours req/s | p50 ms | p99 ms | non-2xx | reference req/s | p50 ms | p99 ms | non-2xx | ratio | our peak RSS MB |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '## Ratios (ours over each reference; A/A: our two runs of the scenario)',
+    '',
+    '| scenario | req/s ours/raw | req/s NestJS/raw | server CPU ours/NestJS | DB CPU ours/raw | A/A req/s | A/A CPU/req |',
+    '|---|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
-      ({ name, ours, reference, peakRss }) =>
-        `| ${name} | ${fmt(ours.rps)} | ${fmt(ours.p50)} | ${fmt(ours.p99)} | ${ours.errors} | ` +
-        `${fmt(reference.rps)} | ${fmt(reference.p50)} | ${fmt(reference.p99)} | ${reference.errors} | ` +
-        `${fmt(ours.rps / reference.rps, 2)}× | ${fmt(peakRss)} |`,
+      (row) =>
+        `| ${row.name} | ${ratio(oursOf(row, 'rps'), row.raw.rps)} | ${ratio(row.nest.rps, row.raw.rps)} | ` +
+        `${ratio(oursOf(row, 'cpuUs'), row.nest.cpuUs)} | ${ratio(oursOf(row, 'databaseCpuUs'), row.raw.databaseCpuUs)} | ` +
+        `${spread(row.ours.rps, row.oursAgain.rps)} | ${spread(row.ours.cpuUs, row.oursAgain.cpuUs)} |`,
     ),
+    ...(variants.length === 0
+      ? []
+      : [
+          '',
+          '## Variants of our server (over ours; compare with the A/A spread)',
+          '',
+          `| scenario | ${variants.map((_, i) => `V${i + 1} req/s | V${i + 1} CPU/req`).join(' | ')} |`,
+          `|---|${variants.map(() => '---:|---:').join('|')}|`,
+          ...rows.map(
+            (row) =>
+              `| ${row.name} | ${variants
+                .map(
+                  (_, i) =>
+                    `${ratio(row[`variant${i}`].rps, oursOf(row, 'rps'))} | ` +
+                    `${ratio(row[`variant${i}`].cpuUs, oursOf(row, 'cpuUs'))}`,
+                )
+                .join(' | ')} |`,
+          ),
+        ]),
     '',
-    'S5c: the reference has no cursors, so its figure is the same depth by page number.',
+    '## Requests per second',
+    '',
+    ...table('req/s', 'rps'),
+    '',
+    '## p99 latency (ms)',
+    '',
+    ...table('p99', 'p99'),
+    '',
+    '## Server CPU per request (µs, user + system from /proc/<pid>/stat, all threads)',
+    '',
+    ...table('µs', 'cpuUs'),
+    '',
+    '## Database CPU per request (µs, the PostgreSQL backends of the bench database)',
+    '',
+    ...table('µs', 'databaseCpuUs'),
+    '',
+    `## Peak RSS (MB; idle after start: ${columns.map(([key, label]) => `${label} ${fmt(idleRss[key])}`).join(', ')})`,
+    '',
+    ...table('MB', 'peakRss'),
+    '',
+    `Non-2xx or failed requests: ${rows.reduce((sum, row) => sum + Object.values(row).reduce((s, r) => s + (r.errors ?? 0), 0), 0)}.`,
+    'S5c: the references have no cursors, so their figure is the same depth by page number.',
   ];
   if (overhead) {
     lines.push(
@@ -325,6 +430,7 @@ function renderReport({ rows, overhead, linksMemory, loadSeconds, startupMs }) {
       ),
     );
   }
+  lines.push(...extra);
   return `${lines.join('\n')}\n`;
 }
 

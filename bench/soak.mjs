@@ -1,7 +1,8 @@
 // `npm run soak`: a bounded soak of the production server — mixed requests, errors included —
 // sampling its memory, to show there is no growth trend after warm-up and no unexpected
 // status. Prints figures; fails only on an unexpected status or a crash, never on timing.
-//   SOAK_REQUESTS (default 200000), SOAK_CONNECTIONS (16), SOAK_CLIENTS (20000), DATABASE_URL
+//   SOAK_REQUESTS (default 200000), SOAK_CONNECTIONS (16), SOAK_CLIENTS (20000), DATABASE_URL,
+//   SOAK_NODE_OPTIONS (the server's NODE_OPTIONS, e.g. the image's heap bound), BENCH_NODE
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -12,6 +13,7 @@ const connections = Number(process.env.SOAK_CONNECTIONS ?? 16);
 const clients = Number(process.env.SOAK_CLIENTS ?? 20_000);
 // The production start refuses keys under 32 characters.
 const API_KEY = randomBytes(24).toString('base64url');
+const nodeOptions = process.env.SOAK_NODE_OPTIONS;
 const EXPECTED = new Set([200, 400, 401, 404, 405]);
 
 const pick = (items) => items[Math.floor(Math.random() * items.length)];
@@ -61,14 +63,24 @@ async function main() {
       'VACUUM ANALYZE',
     );
     const port = await freePort();
-    const api = startServer('dist/main.js', { DATABASE_URL: db.url, API_KEYS: API_KEY }, port);
+    const api = startServer(
+      'dist/main.js',
+      {
+        DATABASE_URL: db.url,
+        API_KEYS: API_KEY,
+        ...(nodeOptions && { NODE_OPTIONS: nodeOptions }),
+      },
+      port,
+    );
     server = api.child;
     await api.ready;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const idleRss = rssMb(server.pid);
     const samples = [];
     const started = Date.now();
     const timer = setInterval(
       () => samples.push([(Date.now() - started) / 1000, rssMb(server.pid)]),
-      500,
+      100,
     );
     const statuses = new Map();
     const instance = autocannon({
@@ -98,14 +110,14 @@ async function main() {
     const slope = slopePerMinute(afterWarmup);
     const rss = samples.map(([, mb]) => mb);
     console.log(`
-Soak: ${result.requests.total} requests in ${result.duration.toFixed(1)} s at ${connections} connections (${result.requests.average.toFixed(0)} req/s)
+Soak (NODE_OPTIONS=${nodeOptions ?? ''}): ${result.requests.total} requests in ${result.duration.toFixed(1)} s at ${connections} connections (${result.requests.average.toFixed(0)} req/s)
   statuses:        ${[...statuses]
     .sort()
     .map(([s, c]) => `${s}×${c}`)
     .join('  ')}
   unexpected:      ${unexpected.length === 0 ? 'none' : unexpected.map(([s, c]) => `${s}×${c}`).join(' ')}
   errors/timeouts: ${result.errors}/${result.timeouts}
-  RSS MB:          start ${rss[0]?.toFixed(0)}, after warm-up ${afterWarmup[0]?.[1].toFixed(0)}, end ${rss.at(-1)?.toFixed(0)}, max ${Math.max(...rss).toFixed(0)}
+  RSS MB:          idle ${idleRss.toFixed(0)}, start ${rss[0]?.toFixed(0)}, after warm-up ${afterWarmup[0]?.[1].toFixed(0)}, end ${rss.at(-1)?.toFixed(0)}, max ${Math.max(...rss).toFixed(0)}
   RSS trend after warm-up: ${slope.toFixed(2)} MB/min (${afterWarmup.length} samples)`);
     if (unexpected.length > 0 || result.errors > 0 || server.exitCode !== null)
       process.exitCode = 1;

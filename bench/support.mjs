@@ -4,7 +4,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -72,9 +72,12 @@ export async function createDatabase(prefix) {
   };
 }
 
-/** Starts `node <script>` with a production environment; `ready` resolves once it listens. */
+/**
+ * Starts `node <script>` with a production environment; `ready` resolves once it listens.
+ * BENCH_NODE picks another Node binary for the servers (e.g. Node 24's, see docs/performance.md).
+ */
 export function startServer(script, env, port, nodeArgs = []) {
-  const child = spawn('node', [...nodeArgs, script], {
+  const child = spawn(process.env.BENCH_NODE || 'node', [...nodeArgs, script], {
     cwd: root,
     env: {
       PATH: process.env.PATH,
@@ -87,11 +90,22 @@ export function startServer(script, env, port, nodeArgs = []) {
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // Ready once the port accepts a connection: a server run with LOG_LEVEL=warn prints no
+  // "listening on" line. stdout is still drained so a chatty server never blocks on it.
+  child.stdout.resume();
   const ready = new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      if (/listening on/.test(chunk.toString())) resolve();
+    let exited = false;
+    child.once('exit', (code) => {
+      exited = true;
+      reject(new Error(`${script} exited with ${code}`));
     });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    const probe = () => {
+      if (exited) return;
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve()));
+      socket.once('error', () => setTimeout(probe, 100));
+    };
+    probe();
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return { child, ready, exited, port };

@@ -1,8 +1,9 @@
 import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { LoggerModule } from 'nestjs-pino';
-import pino, { DestinationStream } from 'pino';
+import { DestinationStream } from 'pino';
 import { Env } from '../config/env';
+import { createLogDestination } from './log-destination';
 import { loggerParams } from './logger-params';
 
 /** Where JSON log lines go: stdout. Tests override it to capture the lines. */
@@ -10,10 +11,7 @@ export const LOG_DESTINATION = Symbol('LOG_DESTINATION');
 
 @Global()
 @Module({
-  providers: [
-    // Synchronous, so the lines written just before a process.exit are not lost.
-    { provide: LOG_DESTINATION, useFactory: () => pino.destination({ dest: 1, sync: true }) },
-  ],
+  providers: [{ provide: LOG_DESTINATION, useFactory: () => createLogDestination() }],
   exports: [LOG_DESTINATION],
 })
 class LogDestinationModule {}

@@ -80,15 +80,23 @@ const SCREENSHOT = process.env.UPDATE_SCREENSHOT
     await t.close();
   });
 
-  it('lists the four operations, with the bearer scheme', async () => {
+  it('lists the six operations (each as GET and HEAD), with the bearer scheme', async () => {
     const operations = await page
       .locator('.opblock')
       .evaluateAll((blocks) => blocks.map((block) => block.id));
     expect(operations.sort()).toEqual([
+      'operations-changes-clientChanges',
+      'operations-changes-clientChangesHead',
+      'operations-changes-linkChanges',
+      'operations-changes-linkChangesHead',
       'operations-clients-getClient',
+      'operations-clients-getClientHead',
       'operations-clients-listClients',
+      'operations-clients-listClientsHead',
       'operations-links-getLink',
+      'operations-links-getLinkHead',
       'operations-links-listLinks',
+      'operations-links-listLinksHead',
     ]);
     await expect(page.locator('button.authorize').first().isVisible()).resolves.toBe(true);
   });
@@ -109,7 +117,19 @@ const SCREENSHOT = process.env.UPDATE_SCREENSHOT
     const codes = await operation
       .locator('.responses-table:not(.live-responses-table) > tbody > tr.response')
       .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-code')));
-    expect(codes).toEqual(['200', '400', '401', '405', '429', '500', '503']);
+    expect(codes).toEqual([
+      '200',
+      '304',
+      '400',
+      '401',
+      '405',
+      '413',
+      '414',
+      '429',
+      '431',
+      '500',
+      '503',
+    ]);
   });
 
   it('"Try it out" with a pasted key returns 200 with data', async () => {

@@ -182,6 +182,26 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       expect(constraint.labelSelector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
   });
 
+  // Node's heap left unbounded grows under load past a small pod's limit (an OOM kill); the
+  // bound is relative to the limit, the same in the image and the manifest.
+  it("bounds the V8 heap to a share of the pod's memory limit, through the image", () => {
+    const [, imageOptions] = /^ENV NODE_OPTIONS="(.*)"$/m.exec(readFileSync('Dockerfile', 'utf8'))!;
+    // Nothing in the manifests replaces the image's bound.
+    expect(container.env.map((variable: { name: string }) => variable.name)).not.toContain(
+      'NODE_OPTIONS',
+    );
+    expect(config).not.toHaveProperty('NODE_OPTIONS');
+    const percentage = Number(/--max-old-space-size-percentage=(\d+)/.exec(imageOptions)?.[1]);
+    const semiSpaceMb = Number(/--max-semi-space-size=(\d+)/.exec(imageOptions)?.[1]);
+    const limitMb = Number(/^(\d+)Mi$/.exec(container.resources.limits.memory)?.[1]);
+    expect(container.resources.requests.memory).toBe(container.resources.limits.memory);
+    // The measured idle RSS (~150 MB) is mostly code and native memory outside the heap bound;
+    // old space and young generation together must leave it room.
+    const heapMb = (limitMb * percentage) / 100 + 3 * semiSpaceMb;
+    expect(limitMb - heapMb).toBeGreaterThanOrEqual(96);
+    expect(limitMb).toBeGreaterThanOrEqual(256);
+  });
+
   it('gives the drain and the in-flight requests time before the kubelet kills the pod', () => {
     const shutdownSeconds =
       (Number(config.SHUTDOWN_DRAIN_DELAY_MS) + Number(config.SHUTDOWN_TIMEOUT_MS)) / 1000;

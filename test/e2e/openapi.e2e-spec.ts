@@ -205,7 +205,10 @@ describe('OpenAPI document', () => {
     const cursor = document.paths['/api/data/clients'].get.parameters.find(
       (p: { name: string }) => p.name === 'cursor',
     );
-    expect(cursor.schema).toMatchObject({ maxLength: 2048, example: expect.any(String) });
+    expect(cursor.schema).toMatchObject({ maxLength: 2048 });
+    // Shown in the description, not as an example the docs page would send on every call.
+    expect(cursor.schema.example).toBeUndefined();
+    expect(cursor.description).toMatch(/such as `[\w-]+\.[\w-]+`/);
     for (const path of ['/api/data/links/{id}', '/api/data/clients/{id}']) {
       const [id] = document.paths[path].get.parameters;
       expect(id.schema).toMatchObject({ maxLength: 16384, example: expect.any(String) });

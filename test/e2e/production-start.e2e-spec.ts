@@ -95,6 +95,8 @@ describe('production start', () => {
     } finally {
       api.child.kill('SIGTERM');
       expect(await api.exited).toBe(0);
+      // Log lines are written asynchronously; the last ones, just before exit, still arrive.
+      expect(api.stdout()).toContain('closed cleanly');
     }
   }, 30000);
 });

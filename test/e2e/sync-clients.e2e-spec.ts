@@ -8,7 +8,8 @@ import { createApiClient } from '../../clients/typescript/src/client';
 import { allClients } from '../../clients/typescript/src/iterate-clients';
 import { syncClients } from '../../examples/sync-clients';
 import { createTestApp, TestApp } from '../support/create-app';
-import { Fault, FaultProxy, insertManyClients } from '../support/fault-proxy';
+import { Fault, FaultProxy } from '../support/fault-proxy';
+import { insertManyClients } from '../support/fixtures';
 
 const API_KEY = 'test-key-primary';
 const ROWS = 3000;

@@ -3,7 +3,8 @@ import { ApiError, Client, createApiClient } from '../../clients/typescript/src/
 import { allClients, clientPages } from '../../clients/typescript/src/iterate-clients';
 import { retryAfterMs } from '../../clients/typescript/src/retrying-fetch';
 import { createTestApp, TestApp } from '../support/create-app';
-import { FaultProxy, insertManyClients } from '../support/fault-proxy';
+import { FaultProxy } from '../support/fault-proxy';
+import { insertManyClients } from '../support/fixtures';
 
 const API_KEY = 'test-key-primary';
 

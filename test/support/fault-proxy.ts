@@ -60,24 +60,3 @@ export class FaultProxy {
     );
   }
 }
-
-/** Inserts `count` clients over 20 links in one statement, with createdAt ties in fours. */
-export async function insertManyClients(
-  dataSource: { query: (sql: string, parameters?: unknown[]) => Promise<unknown> },
-  count: number,
-): Promise<void> {
-  await dataSource.query(
-    `INSERT INTO links (id, created_at, updated_at)
-     SELECT 'link-' || g, '2026-01-01'::timestamptz, '2026-01-01'::timestamptz
-     FROM generate_series(1, 20) g`,
-  );
-  await dataSource.query(
-    `INSERT INTO clients (id, link_id, status, is_deleted, created_at, updated_at)
-     SELECT 'client-' || lpad(g::text, 5, '0'), 'link-' || (g % 20 + 1),
-            (ARRAY['new', 'connected', 'legacy'])[g % 3 + 1], g % 7 = 0,
-            '2026-02-01'::timestamptz + (g / 4) * interval '1 second',
-            '2026-03-01'::timestamptz + g * interval '1 millisecond'
-     FROM generate_series(1, $1::int) g`,
-    [count],
-  );
-}

@@ -1421,7 +1421,7 @@ export interface operations {
                 isDeleted?: boolean;
                 /** @description Exact match on the status */
                 status?: "new" | "connected";
-                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit). Cannot be combined with page (in "Try it out", clear page first). */
+                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit), such as `WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA`. Cannot be combined with page (in "Try it out", clear page first). */
                 cursor?: string;
             };
             header?: never;
@@ -1738,7 +1738,7 @@ export interface operations {
                 isDeleted?: boolean;
                 /** @description Exact match on the status */
                 status?: "new" | "connected";
-                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit). Cannot be combined with page (in "Try it out", clear page first). */
+                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit), such as `WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA`. Cannot be combined with page (in "Try it out", clear page first). */
                 cursor?: string;
             };
             header?: never;

@@ -1,0 +1,95 @@
+// What the bench measures for one load run against one server: requests/s and latency
+// (autocannon), the server's CPU time and the database backends' CPU time per request (from
+// /proc, steadier than requests/s on a shared machine) and the server's peak resident memory.
+// Bench modules (bench/*.mjs) use `measure` for their own scenarios.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+// The production start refuses keys under 32 characters.
+export const API_KEY = randomBytes(24).toString('base64url');
+const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString());
+
+/** User + system CPU milliseconds of a process (all its threads), or undefined if unreadable. */
+export function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return undefined;
+  }
+}
+
+export function rssMb(pid) {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : 0;
+}
+
+/**
+ * CPU milliseconds of every backend of the database, by pid. Only one server is under load at
+ * a time, so the difference of two snapshots is that server's database work (a backend that
+ * ended between them is missed; pools keep theirs). Needs PostgreSQL on this machine.
+ */
+async function databaseCpu(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
+    return new Map(rows.map(({ pid }) => [pid, cpuMs(pid)]));
+  } finally {
+    await client.end();
+  }
+}
+
+function databaseCpuSince(before, after) {
+  let total = 0;
+  for (const [pid, ms] of after) {
+    if (ms === undefined) return undefined;
+    total += ms - (before.get(pid) ?? 0);
+  }
+  return total;
+}
+
+/** One autocannon run; `paths()` gives each request's path. */
+export async function load(port, paths, { connections, seconds, headers = {} }) {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    duration: seconds,
+    headers: { authorization: `Bearer ${API_KEY}`, ...headers },
+    requests: [{ setupRequest: (request) => ({ ...request, path: paths() }) }],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+    requests: result.requests.total,
+  };
+}
+
+/** A load run against `server` with its CPU, its database's CPU and its peak RSS. */
+export async function measure(server, databaseUrl, paths, options) {
+  const pid = server.child.pid;
+  let peakRss = rssMb(pid);
+  const timer = setInterval(() => (peakRss = Math.max(peakRss, rssMb(pid))), 50);
+  const [cpuBefore, databaseBefore] = [cpuMs(pid), await databaseCpu(databaseUrl)];
+  try {
+    const result = await load(server.port, paths, options);
+    const databaseAfter = await databaseCpu(databaseUrl);
+    const perRequest = (ms) => (ms === undefined ? undefined : (1000 * ms) / result.requests);
+    return {
+      ...result,
+      cpuUs: perRequest(cpuMs(pid) - cpuBefore),
+      databaseCpuUs: perRequest(databaseCpuSince(databaseBefore, databaseAfter)),
+      peakRss: Math.max(peakRss, rssMb(pid)),
+    };
+  } finally {
+    clearInterval(timer);
+  }
+}
