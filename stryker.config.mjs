@@ -74,6 +74,8 @@ export default {
   // Code that runs when a module loads (decorators, constants) would need every test per mutant.
   ignoreStatic: true,
   concurrency: 2,
+  // The first run of every selected spec, with coverage, on a shared machine.
+  dryRunTimeoutMinutes: 20,
   timeoutMS: 20000,
   timeoutFactor: 2,
   // Reruns test only the mutants whose code or tests changed since the last run.
