@@ -54,7 +54,7 @@ async function standalone() {
   build();
   const database = await createDatabase('bench_compression');
   const server = startServer(
-    'dist/main.js',
+    'dist/entry/main.js',
     { DATABASE_URL: database.url, API_KEYS: 'bench-key' },
     await freePort(),
   );

@@ -99,8 +99,12 @@ async function startServers(env) {
     };
   };
   const specs = [
-    ['ours', 'dist/main.js', env],
-    ...variants.map((options, index) => [`variant${index}`, 'dist/main.js', variantEnv(options)]),
+    ['ours', 'dist/entry/main.js', env],
+    ...variants.map((options, index) => [
+      `variant${index}`,
+      'dist/entry/main.js',
+      variantEnv(options),
+    ]),
     ['nest', 'bench/nest-reference.mjs', env],
     ['raw', 'bench/reference-server.mjs', env],
   ];
@@ -285,7 +289,7 @@ function summarise({ name, ours, oursAgain, nest, raw }) {
 async function profileLayers(env, paths) {
   const directory = mkdtempSync(join(tmpdir(), 'links-clients-profile-'));
   const server = startServer(
-    'dist/main.js',
+    'dist/entry/main.js',
     { ...env, SHUTDOWN_DRAIN_DELAY_MS: '0' },
     await freePort(),
     ['--cpu-prof', `--cpu-prof-dir=${directory}`],

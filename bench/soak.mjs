@@ -64,7 +64,7 @@ async function main() {
     );
     const port = await freePort();
     const api = startServer(
-      'dist/main.js',
+      'dist/entry/main.js',
       {
         DATABASE_URL: db.url,
         API_KEYS: API_KEY,

@@ -56,7 +56,7 @@ export async function createDatabase(prefix) {
   url.pathname = `/${name}`;
   execFileSync(
     'node_modules/.bin/typeorm',
-    ['migration:run', '-d', 'dist/database/migration.data-source.js'],
+    ['migration:run', '-d', 'dist/entry/migration.data-source.js'],
     {
       cwd: root,
       env: { PATH: process.env.PATH, DATABASE_URL: url.toString() },

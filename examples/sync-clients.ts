@@ -1,103 +1,164 @@
-import { open, readFile, rename, writeFile } from 'node:fs/promises';
+import { open, readFile, rename } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ApiClient, createApiClient } from '../clients/typescript/src/client';
-import { ClientFilter, clientPages } from '../clients/typescript/src/iterate-clients';
+import { changePages, followChanges } from '../clients/typescript/src/change-feed';
+import { ApiClient, Client, createApiClient } from '../clients/typescript/src/client';
 import { RetryOptions } from '../clients/typescript/src/retrying-fetch';
 
 /**
- * Full sync: mirrors every client matching a filter into a JSON-lines file, one client per
- * line, in the API's order. After each page the file is flushed and `<out>.state.json`
- * records the cursor and the file's length, so an interrupted run resumes where it stopped:
- * the file is cut back to the recorded length (dropping a page written after the last
- * record) and the walk continues from the recorded cursor. Every row lands exactly once.
+ * Copy, then follow: mirrors the clients (all, or one link's) through the change feed into a
+ * JSON-lines file. The first line names the filter; each next line is one page,
+ * `{"cursor":…,"rows":[…]}`, appended and flushed before the next request. A page's rows and
+ * the cursor after them are one line, so a crash can never leave a cursor ahead of its rows:
+ * a torn last line is dropped on the next start, which resumes from the last whole line's
+ * cursor. Replaying the lines in order, upserting by `id`, gives the mirror; the file is
+ * rewritten compacted (one row per id) aside and renamed into place every `compactEvery`
+ * pages and when caught up, so it stays about the size of the table.
  */
 export interface SyncOptions {
   api: ApiClient;
   out: string;
-  filter?: ClientFilter;
+  linkId?: string;
   limit?: number;
-  /** Ignore a saved state and start over. */
+  /** Stop when caught up instead of following. */
+  once?: boolean;
+  /** Follow: the wait after a caught-up poll, doubling while idle, up to maxPollMs. */
+  pollMs?: number;
+  maxPollMs?: number;
+  /** Follow: stop after this many empty polls in a row (default: until aborted). */
+  maxIdlePolls?: number;
+  /** Ignore a saved mirror and copy again. */
   restart?: boolean;
+  compactEvery?: number;
   signal?: AbortSignal;
-  onPage?: (progress: SyncState) => void;
+  onPage?: (mirror: Mirror) => void;
 }
 
-export interface SyncState {
-  filter: ClientFilter;
-  /** Where to continue; null before the first page and after the last. */
+export interface Mirror {
+  linkId: string | null;
+  /** Where to continue; null before the first page. */
   cursor: string | null;
-  /** Rows and bytes in the output file that are complete. */
-  rows: number;
-  bytes: number;
-  done: boolean;
+  rows: Map<string, Client>;
 }
 
-export async function syncClients(options: SyncOptions): Promise<SyncState> {
-  const { api, out, filter = {}, limit = 1000, signal, onPage } = options;
-  const stateFile = `${out}.state.json`;
-  const saved = options.restart ? undefined : await readState(stateFile);
-  if (saved && filterKey(saved.filter) !== filterKey(filter)) {
-    throw new Error(
-      `${stateFile} is for the filter ${JSON.stringify(saved.filter)}: use --restart`,
-    );
+interface Header {
+  feed: 'clients';
+  linkId: string | null;
+}
+interface PageLine {
+  cursor: string;
+  rows: Client[];
+}
+
+export async function syncClients(options: SyncOptions): Promise<Mirror> {
+  const { api, out, limit = 1000, compactEvery = 100, signal, onPage } = options;
+  const linkId = options.linkId ?? null;
+  const saved = options.restart ? undefined : await loadMirror(out);
+  if (saved && saved.linkId !== linkId) {
+    throw new Error(`${out} mirrors linkId ${JSON.stringify(saved.linkId)}: use --restart`);
   }
-  // A finished mirror is not continued: the next run takes a fresh one.
-  let state: SyncState =
-    saved && !saved.done ? saved : { filter, cursor: null, rows: 0, bytes: 0, done: false };
-  const file = await open(out, 'a+');
+  const mirror = saved ?? { linkId, cursor: null, rows: new Map() };
+  // Starts from a compacted file: drops a torn line, and keeps the appends below whole.
+  await writeCompacted(out, mirror);
+  const feedOptions = {
+    cursor: mirror.cursor,
+    ...(linkId !== null && { linkId }),
+    limit,
+    signal,
+  };
+  const pages = options.once
+    ? changePages(api, 'clients', feedOptions)
+    : followChanges(api, 'clients', {
+        ...feedOptions,
+        minDelayMs: options.pollMs,
+        maxDelayMs: options.maxPollMs,
+        maxIdlePolls: options.maxIdlePolls,
+      });
+  let appended = 0;
+  let log = await open(out, 'a');
   try {
-    await file.truncate(state.bytes);
-    for await (const page of clientPages(api, filter, { limit, cursor: state.cursor, signal })) {
-      const lines = page.clients.map((client) => `${JSON.stringify(client)}\n`).join('');
-      const { bytesWritten } = await file.write(lines, state.bytes);
-      await file.datasync();
-      state = {
-        ...state,
-        cursor: page.nextCursor,
-        rows: state.rows + page.clients.length,
-        bytes: state.bytes + bytesWritten,
-        done: page.nextCursor === null,
-      };
-      await writeState(stateFile, state);
-      onPage?.(state);
-      signal?.throwIfAborted();
+    for await (const page of pages) {
+      if (page.rows.length === 0 && page.nextCursor === mirror.cursor) continue;
+      const line: PageLine = { cursor: page.nextCursor, rows: page.rows };
+      await log.write(`${JSON.stringify(line)}\n`);
+      await log.datasync();
+      apply(mirror, line);
+      onPage?.(mirror);
+      if (++appended >= compactEvery || (!page.hasMore && appended > 1)) {
+        await writeCompacted(out, mirror);
+        // The compacted file replaced the one open for appending: append to the new one.
+        await log.close();
+        log = await open(out, 'a');
+        appended = 0;
+      }
     }
   } finally {
-    await file.close();
+    await log.close();
   }
-  return state;
+  return mirror;
 }
 
-// The same filter whatever the order of its keys, and with or without undefined ones.
-const filterKey = (filter: ClientFilter) =>
-  JSON.stringify(
-    Object.entries(filter)
-      .filter(([, value]) => value !== undefined)
-      .sort(),
-  );
+function apply(mirror: Mirror, page: PageLine): void {
+  for (const row of page.rows) mirror.rows.set(row.id, row);
+  mirror.cursor = page.cursor;
+}
 
-async function readState(stateFile: string): Promise<SyncState | undefined> {
+/** The mirror in `out`, replayed line by line; undefined when there is none. */
+export async function loadMirror(out: string): Promise<Mirror | undefined> {
+  let text: string;
   try {
-    return JSON.parse(await readFile(stateFile, 'utf8')) as SyncState;
+    text = await readFile(out, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+  // Only lines ended by a newline were written whole: what follows the last one (empty, or a
+  // torn line) is dropped.
+  const lines = text.split('\n');
+  lines.pop();
+  if (lines.length === 0) return undefined;
+  const header = JSON.parse(lines[0]) as Header;
+  const mirror: Mirror = { linkId: header.linkId, cursor: null, rows: new Map() };
+  for (const line of lines.slice(1)) apply(mirror, JSON.parse(line) as PageLine);
+  return mirror;
 }
 
-// Written aside and renamed into place, so a crash leaves the old state or the new, never half.
-async function writeState(stateFile: string, state: SyncState): Promise<void> {
-  await writeFile(`${stateFile}.tmp`, `${JSON.stringify(state)}\n`);
-  await rename(`${stateFile}.tmp`, stateFile);
+/**
+ * Rewrites `out` as the header and the rows in pages of 1000, each line with the mirror's
+ * cursor: written aside, flushed and renamed into place, so a crash leaves the old file or the
+ * new one, never a mix.
+ */
+async function writeCompacted(out: string, mirror: Mirror): Promise<void> {
+  const header: Header = { feed: 'clients', linkId: mirror.linkId };
+  const rows = [...mirror.rows.values()];
+  const file = await open(`${out}.tmp`, 'w');
+  try {
+    await file.write(`${JSON.stringify(header)}\n`);
+    for (let i = 0; i < rows.length; i += 1000) {
+      const line: PageLine = { cursor: mirror.cursor ?? '', rows: rows.slice(i, i + 1000) };
+      await file.write(`${JSON.stringify(line)}\n`);
+    }
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  await rename(`${out}.tmp`, out);
+  // The rename itself is durable once the directory is flushed.
+  const directory = await open(dirname(out), 'r');
+  await directory.sync().finally(() => directory.close());
 }
 
 const USAGE = `Usage: npm run example:sync -- [options]
   --base-url URL      the API (default: $API_BASE_URL or http://localhost:3000)
   --api-key KEY       default: $API_KEY
-  --out FILE          JSON-lines output (default: clients.jsonl); state in FILE.state.json
-  --status new|connected   --link-id ID   --is-deleted true|false   filters
+  --out FILE          the mirror, JSON lines (default: clients.jsonl)
+  --link-id ID        mirror only this link's clients
   --limit N           rows per request, 1..1000 (default 1000)
-  --restart           ignore a saved state and start over`;
+  --once              stop when caught up (default: keep following)
+  --poll-ms N         wait after a caught-up poll (default 2000), doubling while idle
+  --max-poll-ms N     longest wait between polls (default 30000)
+  --max-idle-polls N  stop after N empty polls in a row (default: never)
+  --restart           ignore the saved mirror and copy again`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -105,10 +166,12 @@ async function main(): Promise<void> {
       'base-url': { type: 'string', default: process.env.API_BASE_URL ?? 'http://localhost:3000' },
       'api-key': { type: 'string', default: process.env.API_KEY },
       out: { type: 'string', default: 'clients.jsonl' },
-      status: { type: 'string' },
       'link-id': { type: 'string' },
-      'is-deleted': { type: 'string' },
       limit: { type: 'string', default: '1000' },
+      once: { type: 'boolean', default: false },
+      'poll-ms': { type: 'string', default: '2000' },
+      'max-poll-ms': { type: 'string', default: '30000' },
+      'max-idle-polls': { type: 'string' },
       restart: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -117,11 +180,6 @@ async function main(): Promise<void> {
     console.error(values.help ? USAGE : `An API key is needed.\n${USAGE}`);
     process.exit(values.help ? 0 : 2);
   }
-  const filter: ClientFilter = {
-    ...(values.status !== undefined && { status: values.status as ClientFilter['status'] }),
-    ...(values['link-id'] !== undefined && { linkId: values['link-id'] }),
-    ...(values['is-deleted'] !== undefined && { isDeleted: parseBoolean(values['is-deleted']) }),
-  };
   const retry: RetryOptions = {
     onRetry: ({ status, error, delayMs }) =>
       console.error(`  ${status ?? String(error)}: retrying in ${Math.round(delayMs)} ms`),
@@ -129,26 +187,34 @@ async function main(): Promise<void> {
   const api = createApiClient({ baseUrl: values['base-url'], apiKey: values['api-key'], retry });
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort(new Error('interrupted')));
-  const state = await syncClients({
+  process.once('SIGTERM', () => controller.abort(new Error('terminated')));
+  const mirror = await syncClients({
     api,
     out: values.out,
-    filter,
-    limit: Number(values.limit),
+    linkId: values['link-id'],
+    limit: count('--limit', values.limit),
+    once: values.once,
+    pollMs: count('--poll-ms', values['poll-ms']),
+    maxPollMs: count('--max-poll-ms', values['max-poll-ms']),
+    maxIdlePolls:
+      values['max-idle-polls'] === undefined
+        ? undefined
+        : count('--max-idle-polls', values['max-idle-polls']),
     restart: values.restart,
     signal: controller.signal,
-    onPage: ({ rows }) => console.error(`  ${rows} clients`),
+    onPage: ({ rows }) => console.error(`  ${rows.size} clients`),
   });
-  console.log(`${state.rows} clients in ${values.out}`);
+  console.log(`${mirror.rows.size} clients in ${values.out}`);
 }
 
-function parseBoolean(value: string): boolean {
-  if (value !== 'true' && value !== 'false') throw new Error('--is-deleted must be true or false');
-  return value === 'true';
+function count(name: string, value: string): number {
+  if (!/^\d+$/.test(value)) throw new Error(`${name} must be a whole number`);
+  return Number(value);
 }
 
 if (require.main === module) {
   main().catch((error: unknown) => {
-    console.error(`sync failed (run again to resume): ${String(error)}`);
+    console.error(`sync stopped (run again to resume): ${String(error)}`);
     process.exit(1);
   });
 }

@@ -1,38 +1,42 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
 import { ChangesModule } from './changes/changes.module';
 import { ClientsModule } from './clients/clients.module';
-import { CursorModule } from './common/cursor.module';
-import { ProblemDetailsFilter } from './common/problem-details.filter';
-import { StrictQueryPipe } from './common/strict-query.pipe';
-import { validateEnv } from './config/env';
+import { ProblemDetailsFilter } from './http/problem-details.filter';
+import { CursorModule } from './http/cursor.module';
+import { ReadRequestGuard } from './http/read-request.guard';
+import { StrictQueryPipe } from './http/strict-query.pipe';
+import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { LinksModule } from './links/links.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 
+// Every global guard, pipe and filter, in one place.
 @Module({
   providers: [
     { provide: APP_FILTER, useClass: ProblemDetailsFilter },
     { provide: APP_PIPE, useClass: StrictQueryPipe },
+    // Guards run in this order: the rate limit first, so failed keys are throttled too; then
+    // the key, before anything else about the request is answered; then what a read may carry.
+    { provide: APP_GUARD, useClass: RateLimitGuard },
+    { provide: APP_GUARD, useClass: ApiKeyGuard },
+    { provide: APP_GUARD, useClass: ReadRequestGuard },
   ],
 })
 export class AppModule {
   /**
    * ConfigModule.forRoot validates process.env when it is called, so it is called here, when
    * the app is built, rather than when this file loads: a bad environment then fails the
-   * start with one message (CONTRACT §5), and the dev start can fill the environment first.
+   * start with one message (docs/operations.md, Configuration), and the dev start can fill the environment first.
    */
   static async forRoot(): Promise<DynamicModule> {
-    // Awaited here so that a validation error rejects this call instead of going unhandled.
-    const config = await ConfigModule.forRoot({
-      isGlobal: true,
-      ignoreEnvFile: true,
-      validate: validateEnv,
-    });
+    const config = ConfigModule.forRoot();
     return {
       module: AppModule,
       imports: [
@@ -40,6 +44,7 @@ export class AppModule {
         LoggingModule,
         CursorModule,
         DatabaseModule,
+        RateLimitModule,
         AuthModule,
         HealthModule,
         MetricsModule,

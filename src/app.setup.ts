@@ -1,19 +1,18 @@
 import { NestApplicationOptions } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Server } from 'node:http';
 import { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
-import { parseQuery } from './common/parse-query';
-import { requestIdMiddleware } from './common/request-id.middleware';
-import { requestSizeMiddleware } from './common/request-size.middleware';
-import { undecodablePathMiddleware } from './common/undecodable-path.middleware';
-import { Env } from './config/env';
+import { parseQuery } from './http/parse-query';
+import { requestIdMiddleware } from './http/request-id.middleware';
+import { requestSizeMiddleware } from './http/request-size.middleware';
+import { undecodablePathMiddleware } from './http/undecodable-path.middleware';
+import { HttpEnv } from './config/http.env';
 import { ShutdownState } from './health/shutdown-state';
-import { compressionMiddleware, dataCacheHeaders } from './http-caching/http-caching';
+import { compressionMiddleware, dataCacheHeaders } from './http/caching';
 import { HttpMetrics } from './metrics/http-metrics';
-import { setUpOpenApi } from './openapi';
+import { setUpOpenApi } from './http/openapi';
 
 // The API reads nothing from request bodies, so none is parsed (a key in a body never counts).
 // Logs written while the app is built wait for the structured logger.
@@ -21,11 +20,11 @@ export const APP_OPTIONS: NestApplicationOptions = { bodyParser: false, bufferLo
 
 /** Everything main.ts does to the app besides listening, so the e2e tests run the same wiring. */
 export function configureApp(app: NestExpressApplication): void {
-  const config = app.get(ConfigService<Env, true>);
+  const http = app.get(HttpEnv);
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('query parser', parseQuery);
-  app.set('trust proxy', config.get('TRUST_PROXY', { infer: true }));
+  app.set('trust proxy', http.TRUST_PROXY);
   app.use(requestIdMiddleware);
   // Conditional requests and compression: a weak ETag over every body sent, 304 when it matches.
   app.set('etag', 'weak');
@@ -34,7 +33,7 @@ export function configureApp(app: NestExpressApplication): void {
   app.use(helmet());
   app.use(requestSizeMiddleware);
   app.use(undecodablePathMiddleware);
-  const origins = config.get('CORS_ORIGINS', { infer: true });
+  const origins = http.CORS_ORIGINS;
   // CORS is off unless CORS_ORIGINS lists the browser origins allowed to call the API.
   if (origins) {
     app.enableCors({

@@ -1,9 +1,8 @@
-import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { APP_OPTIONS, configureApp } from './app.setup';
-import { Env } from './config/env';
+import { HttpEnv } from './config/http.env';
 
 /** Builds and starts the API; resolves with its base URL once it listens. */
 export async function startApi(): Promise<{ app: NestExpressApplication; url: string }> {
@@ -12,6 +11,6 @@ export async function startApi(): Promise<{ app: NestExpressApplication; url: st
     APP_OPTIONS,
   );
   configureApp(app);
-  await app.listen(app.get(ConfigService<Env, true>).get('PORT', { infer: true }));
+  await app.listen(app.get(HttpEnv).PORT);
   return { app, url: (await app.getUrl()).replace(/\[::1?\]|127\.0\.0\.1/, 'localhost') };
 }

@@ -1,8 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { KeysEnv } from '../config/keys.env';
 import { hashApiKey, isManagedKey } from './api-key-format';
-
-export const KEY_CACHE_TTL_MS = Symbol('KEY_CACHE_TTL_MS');
 
 export interface ActiveApiKey {
   id: string;
@@ -25,11 +24,14 @@ export class DatabaseApiKeys {
   private snapshot = new Map<string, ActiveApiKey>();
   private readAt = Number.NEGATIVE_INFINITY;
   private reading?: Promise<Map<string, ActiveApiKey>>;
+  private readonly ttlMs: number;
 
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(KEY_CACHE_TTL_MS) private readonly ttlMs: number,
-  ) {}
+    { KEY_CACHE_TTL_MS }: KeysEnv,
+  ) {
+    this.ttlMs = KEY_CACHE_TTL_MS;
+  }
 
   async find(candidate: string): Promise<ActiveApiKey | undefined> {
     if (!isManagedKey(candidate)) return undefined;

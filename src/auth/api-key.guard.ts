@@ -2,15 +2,11 @@ import { ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { Request, Response } from 'express';
-import { ApiCaller } from './api-key-verifier';
-import { bearerKeyOf } from './bearer-key';
+import { ApiCaller } from '../api-keys/api-key-verifier';
+import { bearerKeyOf } from '../api-keys/bearer-key';
+import { headerOnly, HeaderOnlyRequest } from './header-only-request';
 import { IS_PUBLIC } from './public.decorator';
-
-/** What the bearer strategy is shown of a request. */
-export interface BearerOnlyRequest {
-  headers: { authorization?: string };
-  request: Request;
-}
+import { API_KEY_REQUIRED } from '../http/error-texts';
 
 /** The global guard: every route needs a valid API key unless marked @Public(). */
 @Injectable()
@@ -25,37 +21,29 @@ export class ApiKeyGuard extends AuthGuard('bearer') {
     return super.canActivate(context);
   }
 
-  // passport-http-bearer also reads `access_token` from the query string and the body; the
-  // contract accepts the header only, so the strategy is shown nothing else — and the request
-  // itself only as the key of its verification (ApiKeyVerifier.verifyRequest).
-  override getRequest(context: ExecutionContext): BearerOnlyRequest {
-    const request = context.switchToHttp().getRequest<Request>();
-    return { headers: { authorization: request.headers.authorization }, request };
+  override getRequest(context: ExecutionContext): HeaderOnlyRequest {
+    return headerOnly(context.switchToHttp().getRequest<Request>());
   }
 
-  override handleRequest<TUser>(
+  override handleRequest<TUser extends ApiCaller>(
     error: unknown,
     caller: TUser | false,
     _info: unknown,
     context: ExecutionContext,
   ): TUser {
     if (error) throw error;
+    const http = context.switchToHttp();
+    const response = http.getResponse<Response>();
     if (caller) {
       // For the access log, which names the key by its id.
-      context.switchToHttp().getResponse<Response>().locals.apiKeyId = (
-        caller as unknown as ApiCaller
-      ).keyId;
+      response.locals.apiKeyId = caller.keyId;
       return caller;
     }
-    const request = context.switchToHttp().getRequest<Request>();
-    const keyWasSent = bearerKeyOf(request) !== undefined;
-    context
-      .switchToHttp()
-      .getResponse<Response>()
-      .setHeader(
-        'WWW-Authenticate',
-        keyWasSent ? 'Bearer realm="api", error="invalid_token"' : 'Bearer realm="api"',
-      );
-    throw new UnauthorizedException('A valid API key is required: Authorization: Bearer <key>');
+    const keyWasSent = bearerKeyOf(http.getRequest<Request>()) !== undefined;
+    response.setHeader(
+      'WWW-Authenticate',
+      keyWasSent ? 'Bearer realm="api", error="invalid_token"' : 'Bearer realm="api"',
+    );
+    throw new UnauthorizedException(API_KEY_REQUIRED);
   }
 }

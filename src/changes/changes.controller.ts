@@ -1,6 +1,7 @@
 import { All, Controller, Get, Header, MethodNotAllowedException, Query } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiErrorResponses } from '../common/api-error-responses.decorator';
+import { ApiErrorResponses } from '../http/api-error-responses.decorator';
+import { READ_ONLY } from '../http/error-texts';
 import { ChangesService } from './changes.service';
 import { ClientChangesResponse, LinkChangesResponse } from './dto/changes-page.response';
 import { ClientChangesQuery, LinkChangesQuery } from './dto/changes.query';
@@ -55,6 +56,6 @@ export class ChangesController {
   @All(['clients', 'links'])
   @ApiExcludeEndpoint()
   rejectOtherMethods(): never {
-    throw new MethodNotAllowedException('This resource is read-only; use GET or HEAD');
+    throw new MethodNotAllowedException(READ_ONLY);
   }
 }

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { clientJson, ClientColumns } from '../clients/client-json';
-import { CursorCodec, CursorPosition } from '../common/signed-cursor';
+import { renderClient } from '../clients/client.renderer';
+import { ClientRow } from '../clients/clients.repository';
+import { CursorCodec, CursorPosition } from '../http/signed-cursor';
 import { DatabaseReader } from '../database/database-reader';
 import { isoMicros } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
-import { linkJson, LinkColumns } from '../links/link-json';
+import { renderLink } from '../links/link.renderer';
 import { changesQuery, Feed, safePointQuery } from './changes.sql';
 import { clientChangesScope, linkChangesScope } from './dto/changes.query';
 
@@ -18,8 +19,8 @@ interface FeedRequest {
 }
 
 const RENDER = {
-  links: (row: LinkColumns & ClientColumns) => linkJson(row),
-  clients: (row: LinkColumns & ClientColumns) => clientJson(row),
+  links: (row: ClientRow) => renderLink(row),
+  clients: (row: ClientRow) => renderClient(row),
 };
 
 /** The change feeds (docs/api.md "Change feeds"): rows in (updatedAt, id) order, gap-free. */
@@ -56,7 +57,7 @@ export class ChangesService {
   private async read(feed: Feed, after: CursorPosition, limit: number, linkId?: string) {
     const safePoint = await this.safePoint();
     const { text, params } = changesQuery(feed, after, isoMicros(safePoint), limit, linkId);
-    return this.database.query<(LinkColumns & ClientColumns)[]>(text, params, { primary: true });
+    return this.database.query<ClientRow[]>(text, params, { primary: true });
   }
 
   private async safePoint(): Promise<string> {

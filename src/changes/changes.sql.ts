@@ -1,7 +1,7 @@
-import { CLIENT_COLUMNS } from '../clients/clients.sql';
-import { LINK_COLUMNS } from '../links/links.sql';
+import { CLIENT_COLUMNS } from '../clients/clients.repository';
+import { LINK_COLUMNS } from '../links/links.repository';
 import { printedTimestamp } from '../database/printed-timestamp';
-import { CursorPosition } from '../common/signed-cursor';
+import { CursorPosition } from '../http/signed-cursor';
 
 export type Feed = 'links' | 'clients';
 

@@ -7,9 +7,10 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ApiErrorResponses } from '../common/api-error-responses.decorator';
-import { NoQueryParams } from '../common/no-query-params';
-import { ReadOnlyController } from '../common/read-only.controller';
+import { ApiErrorResponses } from '../http/api-error-responses.decorator';
+import { NoQueryParams } from '../http/no-query-params';
+import { ReadOnlyController } from '../http/read-only.controller';
+import { renderClient, renderClientsPage } from './client.renderer';
 import { ClientsService } from './clients.service';
 import { ClientResponse } from './dto/client.response';
 import { CLIENT_EXAMPLE, CLIENTS_PAGE_EXAMPLES } from './dto/clients.examples';
@@ -45,10 +46,9 @@ export class ClientsController extends ReadOnlyController {
     },
   })
   @ApiErrorResponses(400)
-  // The body is JSON text rendered by the service (see ClientsService.list).
   @Header('Content-Type', 'application/json; charset=utf-8')
-  list(@Query() query: ListClientsQuery): Promise<string> {
-    return this.clientsService.list(query);
+  async list(@Query() query: ListClientsQuery): Promise<string> {
+    return renderClientsPage(await this.clientsService.list(query));
   }
 
   @Get(':id')
@@ -57,7 +57,7 @@ export class ClientsController extends ReadOnlyController {
   @ApiOkResponse({ description: 'The client', type: ClientResponse, example: CLIENT_EXAMPLE })
   @ApiErrorResponses(400, 404)
   @Header('Content-Type', 'application/json; charset=utf-8')
-  get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<string> {
-    return this.clientsService.findOne(id);
+  async get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<string> {
+    return renderClient(await this.clientsService.findOne(id));
   }
 }

@@ -1,21 +1,23 @@
 import { Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { PagingEnv } from '../config/paging.env';
 import { DatabaseModule } from '../database/database.module';
-import { CountCache } from '../common/count-cache';
-import { Env } from '../config/env';
+import { Client } from './client.entity';
 import { ClientsController } from './clients.controller';
+import { ClientsRepository } from './clients.repository';
 import { ClientsService } from './clients.service';
+import { CountCache } from './count-cache';
 
 @Module({
-  imports: [DatabaseModule],
+  imports: [DatabaseModule, TypeOrmModule.forFeature([Client])],
   controllers: [ClientsController],
   providers: [
     ClientsService,
+    ClientsRepository,
     {
       provide: CountCache,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<Env, true>) =>
-        new CountCache(config.get('COUNT_CACHE_TTL_MS')),
+      inject: [PagingEnv],
+      useFactory: (env: PagingEnv) => new CountCache(env.COUNT_CACHE_TTL_MS),
     },
   ],
 })

@@ -6,16 +6,18 @@ import {
   dropSuiteDatabase,
 } from '../../test/support/database';
 import { insertClients, insertLinks } from '../../test/support/fixtures';
-import { CountCache } from '../common/count-cache';
+import { CountCache } from './count-cache';
 import { DatabaseReader } from '../database/database-reader';
-import { CursorCodec, CursorPosition } from '../common/signed-cursor';
+import { CursorCodec, CursorPosition } from '../http/signed-cursor';
+import { renderClient, renderClientsPage } from './client.renderer';
+import { ClientsRepository } from './clients.repository';
 import { ClientsService } from './clients.service';
 import { ListClientsQuery, listClientsScope } from './dto/list-clients.query';
 
 const query = (fields: Partial<ListClientsQuery> = {}) =>
   Object.assign(new ListClientsQuery(), fields);
 const listed = async (service: ClientsService, fields: Partial<ListClientsQuery>) =>
-  JSON.parse(await service.list(query(fields)));
+  JSON.parse(renderClientsPage(await service.list(query(fields))));
 
 // Against the real database: the service is mostly SQL.
 const codec = new CursorCodec({ current: 'spec-secret' });
@@ -28,7 +30,7 @@ describe('ClientsService', () => {
   beforeAll(async () => {
     dataSource = await createSuiteDatabase();
     reader = databaseReader(dataSource);
-    service = new ClientsService(reader, new CountCache(0), codec);
+    service = new ClientsService(new ClientsRepository(reader), new CountCache(0), codec);
     await insertLinks(dataSource, [{ id: 'l1' }, { id: 'l2' }]);
     await insertClients(dataSource, [
       {
@@ -51,7 +53,7 @@ describe('ClientsService', () => {
   afterAll(() => dropSuiteDatabase(dataSource));
 
   it('maps rows to the response shape', async () => {
-    expect(JSON.parse(await service.findOne('c1'))).toEqual({
+    expect(JSON.parse(renderClient(await service.findOne('c1')))).toEqual({
       id: 'c1',
       linkId: 'l1',
       isDeleted: false,

@@ -1,86 +1,66 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import { CountCache } from '../common/count-cache';
-import { DatabaseReader } from '../database/database-reader';
-import { ListPosition } from '../database/list-order';
 import { isoMicros } from '../database/printed-timestamp';
-import { isStorableText } from '../database/storable-text';
-import { CursorCodec } from '../common/signed-cursor';
-import { ClientColumns, clientJson } from './client-json';
-import { ClientFilters, countQuery, getQuery, pageQuery } from './clients.sql';
+import { CursorCodec } from '../http/signed-cursor';
+import { ClientFilters, ClientRow, ClientsRepository, PageStart } from './clients.repository';
+import { CountCache } from './count-cache';
 import { ListClientsQuery, listClientsScope } from './dto/list-clients.query';
 
-interface Page {
-  dataJson: string;
-  nextCursor: string | null;
+/** A page by number carries totals; the page after a cursor does not (counting is the cost). */
+export type ClientsPageMeta =
+  | { page: number; limit: number; total: number; totalPages: number; nextCursor: string | null }
+  | { limit: number; nextCursor: string | null };
+
+export interface ClientsPage {
+  clients: ClientRow[];
+  meta: ClientsPageMeta;
 }
 
 @Injectable()
 export class ClientsService {
   constructor(
-    private readonly database: DatabaseReader,
+    private readonly clients: ClientsRepository,
     private readonly totals: CountCache,
     private readonly cursors: CursorCodec,
   ) {}
 
-  /** The JSON text of a List Clients response (CONTRACT §2). */
-  async list(query: ListClientsQuery): Promise<string> {
+  /** What a List Clients request asks for (docs/api.md, Endpoints). */
+  async list(query: ListClientsQuery): Promise<ClientsPage> {
     const { limit, after } = query;
     const filters: ClientFilters = {
       linkId: query.linkId,
       isDeleted: query.isDeleted,
       status: query.status,
     };
-    const filtersKey = listClientsScope(query);
+    const scope = listClientsScope(query);
     // The validation pipe has verified the cursor against these filters.
     if (after !== undefined) {
       const position = { createdAt: after.timestamp, id: after.id };
-      const { dataJson, nextCursor } = await this.page(filters, filtersKey, limit, {
-        after: position,
-      });
-      return `{"data":${dataJson},"meta":${JSON.stringify({ limit, nextCursor })}}`;
+      const { clients, nextCursor } = await this.page(filters, scope, limit, { after: position });
+      return { clients, meta: { limit, nextCursor } };
     }
     const page = query.page ?? 1;
-    const [{ dataJson, nextCursor }, total] = await Promise.all([
-      this.page(filters, filtersKey, limit, { offset: (page - 1) * limit }),
-      this.totals.get(filtersKey, () => this.count(filters)),
+    const [{ clients, nextCursor }, total] = await Promise.all([
+      this.page(filters, scope, limit, { offset: (page - 1) * limit }),
+      this.totals.get(scope, () => this.clients.count(filters)),
     ]);
-    const meta = { page, limit, total, totalPages: Math.ceil(total / limit), nextCursor };
-    return `{"data":${dataJson},"meta":${JSON.stringify(meta)}}`;
+    const totalPages = Math.ceil(total / limit);
+    return { clients, meta: { page, limit, total, totalPages, nextCursor } };
   }
 
-  /** The JSON text of one client. */
-  async findOne(id: string): Promise<string> {
-    const { text, params } = getQuery(id);
-    const [row] = isStorableText(id)
-      ? await this.database.query<ClientColumns[]>(text, params)
-      : [];
-    if (!row) throw new NotFoundException('No client has this id');
-    return clientJson(row);
+  async findOne(id: string): Promise<ClientRow> {
+    const client = await this.clients.findById(id);
+    if (!client) throw new NotFoundException('No client has this id');
+    return client;
   }
 
-  private async page(
-    filters: ClientFilters,
-    filtersKey: string,
-    limit: number,
-    from: { offset: number } | { after: ListPosition },
-  ): Promise<Page> {
-    // A link id with NUL matches nothing (CONTRACT §2), and PostgreSQL would reject the query.
-    if (!isStorableText(filters.linkId ?? '')) return { dataJson: '[]', nextCursor: null };
-    const { text, params } = pageQuery(filters, limit, from);
-    const rows = await this.database.query<ClientColumns[]>(text, params);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
+  private async page(filters: ClientFilters, scope: string, limit: number, from: PageStart) {
+    const rows = await this.clients.page(filters, limit, from);
+    const clients = rows.slice(0, limit);
+    const last = clients[clients.length - 1];
     const nextCursor =
       rows.length > limit
-        ? this.cursors.encode({ timestamp: isoMicros(last.createdAt), id: last.id }, filtersKey)
+        ? this.cursors.encode({ timestamp: isoMicros(last.createdAt), id: last.id }, scope)
         : null;
-    return { dataJson: `[${page.map(clientJson).join(',')}]`, nextCursor };
-  }
-
-  private async count(filters: ClientFilters): Promise<number> {
-    if (!isStorableText(filters.linkId ?? '')) return 0;
-    const { text, params } = countQuery(filters);
-    const [row] = await this.database.query<{ total: string }[]>(text, params);
-    return Number(row.total);
+    return { clients, nextCursor };
   }
 }

@@ -8,7 +8,7 @@ const VALID = {
 };
 
 describe('validateEnv', () => {
-  it('applies the defaults of CONTRACT §5', () => {
+  it('applies the defaults of docs/operations.md, Configuration', () => {
     expect({ ...validateEnv(VALID) }).toEqual({
       DATABASE_URL: VALID.DATABASE_URL,
       API_KEYS: ['k1'],
@@ -97,7 +97,7 @@ describe('validateEnv', () => {
     expect(() => validateEnv({ ...VALID, DATABASE_URL: '' })).toThrow('DATABASE_URL is required');
   });
 
-  it('lets the database be the only source of keys (CONTRACT §5)', () => {
+  it('lets the database be the only source of keys (docs/operations.md, Configuration)', () => {
     expect(
       validateEnv({ DATABASE_URL: VALID.DATABASE_URL, CURSOR_SECRET: SECRET }).API_KEYS,
     ).toBeUndefined();
@@ -219,6 +219,8 @@ describe('validateDatabaseEnv', () => {
     expect({ ...validateDatabaseEnv({ DATABASE_URL: VALID.DATABASE_URL }) }).toEqual({
       DATABASE_URL: VALID.DATABASE_URL,
       DATABASE_TIMEOUT_MS: 5000,
+      DATABASE_REPLICA_URLS: [],
+      DATABASE_PREPARED_STATEMENTS: true,
     });
     expect(() => validateDatabaseEnv({})).toThrow('DATABASE_URL is required');
   });

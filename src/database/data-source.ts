@@ -1,7 +1,4 @@
 import { DataSourceOptions } from 'typeorm';
-import { ApiKey } from '../api-keys/api-key.entity';
-import { Client } from '../clients/client.entity';
-import { Link } from '../links/link.entity';
 import { CreateLinksAndClients1767225600000 } from './migrations/1767225600000-CreateLinksAndClients';
 import { CreateApiKeys1767312000000 } from './migrations/1767312000000-CreateApiKeys';
 import { CoverListQueries1767398400000 } from './migrations/1767398400000-CoverListQueries';
@@ -17,7 +14,11 @@ export interface DatabaseSettings {
   preparedStatements?: boolean;
 }
 
-/** One definition of the connection, shared by the app and the migration CLI. */
+/**
+ * One definition of the connection, shared by the app and the command-line tools. Entities are
+ * not listed here: each resource module registers its own (TypeOrmModule.forFeature), and the
+ * data sources built outside the app add them (standalone-data-source.ts).
+ */
 export function dataSourceOptions({
   url,
   timeoutMs,
@@ -37,7 +38,6 @@ export function dataSourceOptions({
           },
         }
       : { url }),
-    entities: [Link, Client, ApiKey],
     migrations: [
       CreateLinksAndClients1767225600000,
       CreateApiKeys1767312000000,
@@ -50,7 +50,7 @@ export function dataSourceOptions({
     migrationsRun: false,
     // gen_random_uuid() is built in; the API's role may not create extensions, nor need to.
     installExtensions: false,
-    // CONTRACT §5: DATABASE_TIMEOUT_MS bounds both the wait for a pooled connection and the
+    // DATABASE_TIMEOUT_MS (docs/operations.md, Configuration) bounds both the wait for a pooled connection and the
     // statement; the server-side statement_timeout cancels the query, not only our wait.
     connectTimeoutMS: timeoutMs,
     extra: {

@@ -1,6 +1,6 @@
 import { ServiceUnavailableException } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
+import { DatabaseEnv } from '../config/database.env';
 import { DatabaseReader } from './database-reader';
 
 interface Sent {
@@ -41,8 +41,8 @@ function readerAnsweringIn(ms: number, mode: 'master' | 'slave' = 'slave', conne
       obtainMasterConnection: connect('primary'),
     },
   } as unknown as DataSource;
-  const config = { get: () => 50 } as unknown as ConfigService<never, true>;
-  return { reader: new DatabaseReader(dataSource, config), sent, released };
+  const env = { DATABASE_TIMEOUT_MS: 50 } as DatabaseEnv;
+  return { reader: new DatabaseReader(dataSource, env), sent, released };
 }
 
 describe('DatabaseReader', () => {

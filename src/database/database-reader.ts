@@ -1,24 +1,16 @@
 import { Injectable, ServiceUnavailableException } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { DataSource } from 'typeorm';
-import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { Env } from '../config/env';
+import { DatabaseEnv } from '../config/database.env';
+import { DatabasePools } from './pools';
+import { DATABASE_UNAVAILABLE, isConnectionFailure } from './database-unavailable';
 
 const MAX_PREPARED_STATEMENTS = 200;
 
-const unavailable = () =>
-  new ServiceUnavailableException('The database is unavailable; retry later');
+const unavailable = () => new ServiceUnavailableException(DATABASE_UNAVAILABLE);
 
 export interface ReadOptions {
   /** Read from the primary even when replicas are configured (what a replica lags on matters). */
   primary?: boolean;
-}
-
-/** No SQLSTATE from the server (a socket or client timeout), or a connection-class one. */
-function isConnectionFailure(error: unknown): boolean {
-  if (error === undefined) return false;
-  const code = (error as { code?: unknown }).code;
-  return typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || /^(08|57P)/.test(code);
 }
 
 /**
@@ -29,21 +21,18 @@ function isConnectionFailure(error: unknown): boolean {
 @Injectable()
 export class DatabaseReader {
   private readonly deadlineMs: number;
-  private readonly driver: PostgresDriver;
+  private readonly pools: DatabasePools;
   private readonly statementNames = new Map<string, string>();
   private readonly isPreparing: boolean;
 
-  constructor(
-    private readonly dataSource: DataSource,
-    config: ConfigService<Env, true>,
-  ) {
-    this.deadlineMs = config.get('DATABASE_TIMEOUT_MS');
-    this.isPreparing = config.get('DATABASE_PREPARED_STATEMENTS') !== false;
-    this.driver = dataSource.driver as PostgresDriver;
+  constructor(dataSource: DataSource, env: DatabaseEnv) {
+    this.deadlineMs = env.DATABASE_TIMEOUT_MS;
+    this.isPreparing = env.DATABASE_PREPARED_STATEMENTS !== false;
+    this.pools = new DatabasePools(dataSource);
   }
 
   /**
-   * CONTRACT §5: the wait for a pooled connection and the query together never exceed
+   * docs/operations.md, Configuration: the wait for a pooled connection and the query together never exceed
    * DATABASE_TIMEOUT_MS, whatever the pool's queue; past it the caller gets a 503. A query
    * given up on before it got a connection is not run; one already running still releases its
    * connection, and statement_timeout cuts it in the database.
@@ -67,10 +56,7 @@ export class DatabaseReader {
     primary: boolean,
     givenUp: () => boolean,
   ): Promise<T> {
-    const [connection, release] = await (!primary &&
-    this.dataSource.defaultReplicationModeForReads() === 'slave'
-      ? this.driver.obtainSlaveConnection()
-      : this.driver.obtainMasterConnection());
+    const [connection, release] = await this.pools.connection(primary ? 'primary' : 'read');
     if (givenUp()) {
       // Its caller already has the 503: the connection goes to a live request instead.
       release();

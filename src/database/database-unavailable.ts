@@ -1,3 +1,5 @@
+export const DATABASE_UNAVAILABLE = 'The database is unavailable; retry later';
+
 // SQLSTATE classes meaning "the database cannot serve us right now" rather than "the query is
 // wrong": 08 connection exception, 53 insufficient resources, 57 operator intervention (which
 // includes 57014, a query cancelled by statement_timeout).
@@ -29,4 +31,20 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   }
   if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
   return isDatabaseUnavailable(driverError, depth + 1) || isDatabaseUnavailable(cause, depth + 1);
+}
+
+// A SQLSTATE is five digits or capitals; errors without one come from the socket or the client.
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+// 08 connection exception; 57P01-57P05: the server is shutting down or cannot take connections.
+const BROKEN_CONNECTION_SQLSTATE = /^(08|57P)/;
+
+/**
+ * True when a query's failure may have broken its connection, which the pool should then drop:
+ * no SQLSTATE (a socket or client timeout) or a connection-class one. A statement the server
+ * refused or cancelled (57014) leaves its connection usable.
+ */
+export function isConnectionFailure(error: unknown): boolean {
+  if (error === undefined) return false;
+  const code = (error as { code?: unknown }).code;
+  return typeof code !== 'string' || !SQLSTATE.test(code) || BROKEN_CONNECTION_SQLSTATE.test(code);
 }

@@ -1,21 +1,21 @@
 import { Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Env } from '../config/env';
+import { DatabaseEnv } from '../config/database.env';
 import { dataSourceOptions } from './data-source';
 import { DatabaseReader } from './database-reader';
 
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<Env, true>) => ({
+      inject: [DatabaseEnv],
+      useFactory: (env: DatabaseEnv) => ({
         ...dataSourceOptions({
-          url: config.get('DATABASE_URL'),
-          timeoutMs: config.get('DATABASE_TIMEOUT_MS'),
-          replicaUrls: config.get('DATABASE_REPLICA_URLS'),
-          preparedStatements: config.get('DATABASE_PREPARED_STATEMENTS'),
+          url: env.DATABASE_URL,
+          timeoutMs: env.DATABASE_TIMEOUT_MS,
+          replicaUrls: env.DATABASE_REPLICA_URLS,
+          preparedStatements: env.DATABASE_PREPARED_STATEMENTS,
         }),
+        autoLoadEntities: true,
         retryAttempts: 5,
         retryDelay: 1000,
       }),

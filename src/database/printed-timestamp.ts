@@ -21,7 +21,7 @@ function withFraction(printed: string, digits: number): string {
   return `${dateTime}.${fraction.padEnd(6, '0').slice(0, digits)}Z`;
 }
 
-/** CONTRACT §1's form, like Date#toISOString: `2026-01-02T03:04:05.123Z` (cut, not rounded). */
+/** The API's form (docs/api.md, Resources), like Date#toISOString: `2026-01-02T03:04:05.123Z` (cut, not rounded). */
 export const isoMillis = (printed: string) => withFraction(printed, 3);
 
 /** Full precision, where a cursor or a batch continues from: `2026-01-02T03:04:05.123456Z`. */

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import ts from 'typescript';
-import { countQuery, getQuery, pageQuery } from '../clients/clients.sql';
-import { linkQuery, linksBatchQuery } from '../links/links.sql';
+import { countQuery, getQuery, pageQuery } from '../clients/clients.repository';
+import { linkQuery, linksBatchQuery } from '../links/links.repository';
 
 // Security review, as tests: no value ever becomes SQL text; it travels as a bind parameter.
 describe('SQL is never built from values', () => {

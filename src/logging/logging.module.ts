@@ -1,8 +1,8 @@
 import { Global, Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { LoggerModule } from 'nestjs-pino';
 import { DestinationStream } from 'pino';
-import { Env } from '../config/env';
+import { KeysEnv } from '../config/keys.env';
+import { OperationsEnv } from '../config/operations.env';
 import { createLogDestination } from './log-destination';
 import { loggerParams } from './logger-params';
 
@@ -16,19 +16,19 @@ export const LOG_DESTINATION = Symbol('LOG_DESTINATION');
 })
 class LogDestinationModule {}
 
-/** Structured request and application logs (issue 4, item 3) through nestjs-pino. */
+/** Structured request and application logs through nestjs-pino. */
 @Module({
   imports: [
     LogDestinationModule,
     LoggerModule.forRootAsync({
       imports: [LogDestinationModule],
-      inject: [ConfigService, LOG_DESTINATION],
-      useFactory: (config: ConfigService<Env, true>, destination: DestinationStream) =>
+      inject: [OperationsEnv, KeysEnv, LOG_DESTINATION],
+      useFactory: (operations: OperationsEnv, keys: KeysEnv, destination: DestinationStream) =>
         loggerParams(
           {
-            level: config.get('LOG_LEVEL'),
-            format: config.get('LOG_FORMAT'),
-            apiKeys: config.get('API_KEYS') ?? [],
+            level: operations.LOG_LEVEL,
+            format: operations.LOG_FORMAT,
+            apiKeys: keys.API_KEYS ?? [],
           },
           destination,
         ),

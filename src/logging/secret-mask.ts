@@ -5,7 +5,7 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Masks every API key in log output, whatever wrote it: bearer credentials, anything in the
- * managed key format, and the API_KEYS values (CONTRACT §4: the plain key is never logged).
+ * managed key format, and the API_KEYS values (docs/api.md, Authentication: the plain key is never logged).
  */
 export function secretMask(environmentKeys: readonly string[]): (value: unknown) => unknown {
   const known = [...environmentKeys].sort((a, b) => b.length - a.length).map(escape);

@@ -5,7 +5,7 @@ import { routeOf } from '../logging/logger-params';
 
 const LABELS = ['method', 'route', 'status'] as const;
 
-/** Request count and duration by method, route template and status (issue 4, item 2). */
+/** Request count and duration by method, route template and status. */
 @Injectable()
 export class HttpMetrics {
   private readonly requests: Counter<(typeof LABELS)[number]>;

@@ -5,7 +5,7 @@ import { Response } from 'express';
 import { Registry } from 'prom-client';
 import { Public } from '../auth/public.decorator';
 
-/** Prometheus scrape endpoint; public like the health probes (CONTRACT §4). */
+/** Prometheus scrape endpoint; public like the health probes (docs/api.md, Authentication). */
 // Probes and scrapes come every few seconds from every replica; they never spend a budget.
 @SkipThrottle()
 @Public()

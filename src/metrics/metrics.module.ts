@@ -1,9 +1,11 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { HttpMetrics } from './http-metrics';
 import { MetricsController } from './metrics.controller';
 import { PoolMetrics } from './pool-metrics';
 
+// Global: the registry serves modules that report their own state (the rate limiter's Redis).
+@Global()
 @Module({
   providers: [
     {
@@ -20,7 +22,6 @@ import { PoolMetrics } from './pool-metrics';
     PoolMetrics,
   ],
   controllers: [MetricsController],
-  // The registry too, for modules that report their own state (the rate limiter's Redis).
   exports: [HttpMetrics, Registry],
 })
 export class MetricsModule {}

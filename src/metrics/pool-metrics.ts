@@ -1,27 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { Gauge, Registry } from 'prom-client';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import { DatabasePools } from '../database/pools';
 
-interface PgPool {
-  totalCount: number;
-  idleCount: number;
-  waitingCount: number;
-}
-
-/** The database connection pools, read at each scrape (issue 4, item 2). */
+/** The database connection pools, read at each scrape. */
 @Injectable()
 export class PoolMetrics {
   constructor(registry: Registry, dataSource: DataSource) {
-    const pools = () => {
-      // TypeORM's PostgresDriver keeps the pg Pools as `master` and `slaves` (replicas).
-      const driver = dataSource.driver as { master?: PgPool; slaves?: PgPool[] };
-      const replicas = driver.slaves ?? [];
-      return [
-        ['primary', driver.master],
-        ...replicas.map((pool, index) => [`replica-${index}`, pool] as const),
-      ] as const;
-    };
-    const gauge = (name: string, help: string, read: (pool: PgPool) => number) =>
+    const databasePools = new DatabasePools(dataSource);
+    const pools = () => [
+      ['primary', databasePools.primary] as const,
+      ...databasePools.replicas.map((pool, index) => [`replica-${index}`, pool] as const),
+    ];
+    const gauge = (name: string, help: string, read: (pool: Pool) => number) =>
       new Gauge({
         name,
         help,

@@ -1,4 +1,7 @@
-import { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
+import { ThrottlerStorage } from '@nestjs/throttler';
+
+/** What a store answers for a hit (the package does not export the type by name). */
+export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 /**
  * The limiter's one rule, whichever store counts: a caller's hits are counted in a fixed

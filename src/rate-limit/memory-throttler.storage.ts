@@ -1,7 +1,6 @@
 import { OnApplicationShutdown } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
-import { fixedWindowRecord } from './fixed-window';
+import { fixedWindowRecord, ThrottlerStorageRecord } from './fixed-window';
 
 interface Window {
   hits: number;

@@ -1,5 +1,4 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   DEFAULT_IPV6_SUBNET_PREFIX,
@@ -11,14 +10,12 @@ import {
   ThrottlerRequest,
   ThrottlerStorage,
 } from '@nestjs/throttler';
-import { Inject } from '@nestjs/common';
 import { Request, Response } from 'express';
-import { ApiKeyVerifier } from '../auth/api-key-verifier';
-import { bearerKeyOf } from '../auth/bearer-key';
-import { Env } from '../config/env';
+import { ApiKeyVerifier } from '../api-keys/api-key-verifier';
+import { RateLimitEnv } from '../config/rate-limit.env';
+import { RATE_LIMITED } from '../http/error-texts';
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
-export const RATE_LIMITED = 'Rate limit exceeded; retry after the seconds in Retry-After';
 
 /**
  * Runs before authentication: a valid key draws on its own budget (RATE_LIMIT_PER_KEY), any
@@ -34,7 +31,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     @Inject(RATE_LIMIT_STORAGE) storage: ThrottlerStorage,
     reflector: Reflector,
     private readonly verifier: ApiKeyVerifier,
-    private readonly config: ConfigService<Env, true>,
+    private readonly env: RateLimitEnv,
   ) {
     super(options, storage, reflector);
   }
@@ -45,13 +42,12 @@ export class RateLimitGuard extends ThrottlerGuard {
 
   protected override async handleRequest(props: ThrottlerRequest): Promise<boolean> {
     const request = props.context.switchToHttp().getRequest<Request>();
-    const key = bearerKeyOf(request);
-    const caller = key === undefined ? false : await this.verifier.verifyRequest(request, key);
+    const caller = await this.verifier.callerOf(request);
     // An IPv6 client is tracked by its /64, which one machine usually holds whole.
     const tracker = caller
       ? `key:${caller.keyId}`
       : `ip:${normalizeIp(request.ip ?? 'unknown', DEFAULT_IPV6_SUBNET_PREFIX)}`;
-    const limit: number = this.config.get(caller ? 'RATE_LIMIT_PER_KEY' : 'RATE_LIMIT_PER_IP');
+    const limit = caller ? this.env.RATE_LIMIT_PER_KEY : this.env.RATE_LIMIT_PER_IP;
     try {
       return await super.handleRequest({
         ...props,

@@ -1,8 +1,7 @@
 import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import Redis from 'ioredis';
-import { fixedWindowRecord } from './fixed-window';
+import { fixedWindowRecord, ThrottlerStorageRecord } from './fixed-window';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
 
 // One atomic step per request: count the hit in its fixed window (see fixedWindowRecord).

@@ -16,7 +16,7 @@ async function within(timeoutMs: number, check: () => Promise<boolean>): Promise
   return Date.now() - start;
 }
 
-describe('Managed API keys (issue 3)', () => {
+describe('Managed API keys', () => {
   let t: TestApp;
   let keys: ApiKeyCommands;
   const server = () => t.app.getHttpServer();

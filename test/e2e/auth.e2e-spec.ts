@@ -6,7 +6,7 @@ import { expectProblem } from '../support/problem';
 const CHALLENGE = 'Bearer realm="api"';
 const INVALID_TOKEN = 'Bearer realm="api", error="invalid_token"';
 
-describe('Authentication (CONTRACT §4)', () => {
+describe('Authentication (docs/api.md, Authentication)', () => {
   let t: TestApp;
   const server = () => t.app.getHttpServer();
 

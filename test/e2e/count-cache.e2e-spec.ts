@@ -5,7 +5,7 @@ import { insertClients, insertLinks } from '../support/fixtures';
 // Far longer than any run takes between two requests: the test moves the clock past it.
 const TTL_MS = 3_600_000;
 
-// A total may be up to COUNT_CACHE_TTL_MS old; the rows are always fresh.
+// docs/api.md, Endpoints: a total may be up to COUNT_CACHE_TTL_MS old; the rows are always fresh.
 describe('List Clients totals with COUNT_CACHE_TTL_MS', () => {
   let t: TestApp;
   // The app's clock runs on, shifted by what the test adds, so no assertion waits on real time.

@@ -14,7 +14,7 @@ const CLIENTS: ClientRow[] = Array.from({ length: 60 }, (_, i) => ({
 }));
 const ORDERED = [...CLIENTS].sort(byCreatedAtThenId);
 
-describe('Cursor paging (CONTRACT §2)', () => {
+describe('Cursor paging (docs/api.md, Endpoints)', () => {
   let t: TestApp;
   const get = (url: string) => request(t.app.getHttpServer()).get(url).set(AUTH);
 

@@ -23,7 +23,7 @@ const HANG_BOUND_MS = TIMEOUT_MS * 5;
 
 // The app reaches its database through a TCP proxy the test can cut, as a network or database
 // outage would; the fixtures connect directly.
-describe('Database outage and stalls', () => {
+describe('Database outage and stalls (docs/api.md, Errors)', () => {
   const directUrl = new URL(process.env.DATABASE_URL as string);
   const proxy = new TcpProxy(directUrl.hostname, Number(directUrl.port || 5432));
   let t: TestApp;

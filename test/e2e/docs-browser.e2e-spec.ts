@@ -169,6 +169,45 @@ const SCREENSHOT = process.env.UPDATE_SCREENSHOT
     });
   });
 
+  it('"Try it out" on the client change feed returns 200 with the first changes', async () => {
+    // Authorized once per page; this case does it itself when it runs alone (jest -t).
+    await page.locator('button.authorize').first().click();
+    await page.locator('.auth-container').first().waitFor();
+    const keyInput = page.locator('.auth-container input');
+    if (await keyInput.isVisible()) {
+      await keyInput.fill('test-key-primary');
+      await page.locator('.auth-btn-wrapper button.authorize').click();
+    }
+    await page.locator('.auth-btn-wrapper button.btn-done').click();
+
+    const operation = page.locator('#operations-changes-clientChanges');
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('tr[data-param-name="cursor"]').waitFor();
+    await operation.locator('.try-out__btn').click();
+    await operation.locator('tr[data-param-name="limit"] input').fill('3');
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().startsWith(`${baseUrl}/api/data/changes/clients?`)),
+      operation.locator('button.execute').click(),
+    ]);
+    expect(response.status()).toBe(200);
+    // The key pasted into Authorize above is sent with every call.
+    expect(response.request().headers().authorization).toBe('Bearer test-key-primary');
+    const body = await response.json();
+    const first = await t.dataSource.query(
+      'SELECT id FROM clients ORDER BY updated_at, id COLLATE "C" LIMIT 3',
+    );
+    expect(body.data.map((c: { id: string }) => c.id)).toEqual(
+      first.map((r: { id: string }) => r.id),
+    );
+    expect(body.meta).toEqual({ limit: 3, nextCursor: expect.any(String), hasMore: true });
+    const shown = operation.locator('.live-responses-table tbody tr.response');
+    await shown.waitFor();
+    await expect(shown.locator('.response-col_status').textContent()).resolves.toBe('200');
+    await expect(shown.locator('.response-col_description').textContent()).resolves.toContain(
+      '"hasMore": true',
+    );
+  });
+
   it('logged no console error, page error or failed request', () => {
     expect(problems).toEqual([]);
   });

@@ -6,7 +6,7 @@ import { expectProblem } from '../support/problem';
 
 const SECRET_SQL = 'SELECT password FROM secret_table WHERE key = $1';
 
-describe('Errors (CONTRACT §3)', () => {
+describe('Errors (docs/api.md, Errors)', () => {
   let t: TestApp;
   const server = () => t.app.getHttpServer();
 

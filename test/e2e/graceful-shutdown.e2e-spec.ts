@@ -67,7 +67,7 @@ async function lockClients() {
   };
 }
 
-// Issue 4, item 4, on the compiled production entry point (`node main.js`).
+// On the compiled production entry point (`node main.js`).
 describe('Graceful shutdown on SIGTERM', () => {
   let mainJs: string;
   let dataSource: DataSource;
@@ -86,7 +86,7 @@ describe('Graceful shutdown on SIGTERM', () => {
     });
 
   beforeAll(async () => {
-    mainJs = join(await compiledApp(), 'main.js');
+    mainJs = join(await compiledApp(), 'entry/main.js');
     dataSource = await createSuiteDatabase();
     await insertLinks(dataSource, [{ id: 'link-1' }, { id: 'link-2' }]);
   }, 180000);

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 
-describe('HTTP hardening (issue 3)', () => {
+describe('HTTP hardening', () => {
   let t: TestApp;
   const server = () => t.app.getHttpServer();
 

@@ -47,7 +47,7 @@ function validate(objects: unknown[]): { kind: string; name: string; error: stri
   return JSON.parse(output);
 }
 
-// Issue 4, item 7: deploy/k8s rendered by kustomize (kubectl), every object validated against
+// deploy/k8s rendered by kustomize (kubectl), every object validated against
 // the Kubernetes schemas, and the wiring between them checked.
 describe('Kubernetes manifests (deploy/k8s)', () => {
   const rendered = execFileSync('kubectl', ['kustomize', 'deploy/k8s'], { encoding: 'utf8' });

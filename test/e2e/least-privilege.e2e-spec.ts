@@ -10,7 +10,7 @@ import { DataSource } from 'typeorm';
 import { ApiKeyCommands } from '../../src/api-keys/api-key-commands';
 import { AppModule } from '../../src/app.module';
 import { APP_OPTIONS, configureApp } from '../../src/app.setup';
-import { dataSourceOptions } from '../../src/database/data-source';
+import { standaloneDataSource } from '../../src/standalone-data-source';
 import { insertClients, insertLinks } from '../support/fixtures';
 import { waitFor } from '../support/wait-for';
 
@@ -54,14 +54,14 @@ describe('Least privilege: the API as links_clients_api, migrations as the owner
   beforeAll(async () => {
     await onServer(`CREATE DATABASE "${new URL(adminUrl).pathname.slice(1)}"`);
     await roles({ owner_password: owner.password, api_password: api.password });
-    const migrator = new DataSource(dataSourceOptions({ url: as(owner), timeoutMs: 10000 }));
+    const migrator = standaloneDataSource({ url: as(owner), timeoutMs: 10000 });
     await migrator.initialize();
     await migrator.runMigrations();
     ({ key } = await new ApiKeyCommands(migrator).create('least-privilege'));
     await migrator.destroy();
     await roles({});
 
-    admin = new DataSource(dataSourceOptions({ url: adminUrl, timeoutMs: 10000 }));
+    admin = standaloneDataSource({ url: adminUrl, timeoutMs: 10000 });
     await admin.initialize();
     await insertLinks(admin, [{ id: 'link-a' }, { id: 'link-b' }]);
     await insertClients(admin, [{ id: 'client-a', linkId: 'link-a', status: 'new' }]);

@@ -6,7 +6,7 @@ import { parseLogLines } from '../support/compiled-app';
 
 const KEY = 'test-key-primary';
 
-// Issue 4, item 3: one JSON line per request, carrying the requestId of CONTRACT §3.
+// One JSON line per request, carrying the requestId of docs/api.md, Errors.
 describe('Request logs', () => {
   let t: TestApp;
   let written = '';

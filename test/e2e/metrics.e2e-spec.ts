@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 
-// Issue 4, item 2: Prometheus text from this app's own registry.
+// Prometheus text from this app's own registry.
 describe('Metrics', () => {
   let t: TestApp;
   const server = () => t.app.getHttpServer();

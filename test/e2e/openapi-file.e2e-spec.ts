@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { generateOpenApiJson } from '../../src/write-openapi';
+import { generateOpenApiJson } from '../../src/entry/write-openapi';
 import { createTestApp, TestApp } from '../support/create-app';
 
 const committed = readFileSync(join(__dirname, '../../openapi.json'), 'utf8');

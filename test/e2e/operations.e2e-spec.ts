@@ -16,9 +16,9 @@ interface RunningApi {
   stop: () => Promise<number | null>;
 }
 
-// Issue 3 as an operator meets it: the compiled key CLI, and two API processes sharing one
+// The keys as an operator meets them: the compiled key CLI, and two API processes sharing one
 // Redis budget, their logs searched for keys.
-describe('Operations: key CLI, shared Redis limit, logs (issue 3)', () => {
+describe('Operations: key CLI, shared Redis limit, logs', () => {
   let outDir: string;
   const databaseUrl = new URL(process.env.DATABASE_URL as string);
   databaseUrl.pathname += '_ops';
@@ -38,10 +38,10 @@ describe('Operations: key CLI, shared Redis limit, logs (issue 3)', () => {
     await server.end();
   };
   const keysCli = (args: string[], extraEnv: Record<string, string> = env, cwd?: string) =>
-    run('node', [join(outDir, 'api-keys/keys-cli.js'), ...args], { env: extraEnv, cwd });
+    run('node', [join(outDir, 'entry/keys-cli.js'), ...args], { env: extraEnv, cwd });
 
   function startApi(extraEnv: Record<string, string>): Promise<RunningApi> {
-    const api: ChildProcess = spawn('node', [join(outDir, 'main.js')], {
+    const api: ChildProcess = spawn('node', [join(outDir, 'entry/main.js')], {
       env: { ...env, PORT: '0', ...extraEnv },
     });
     let output = '';
@@ -71,7 +71,7 @@ describe('Operations: key CLI, shared Redis limit, logs (issue 3)', () => {
     await onServer(`CREATE DATABASE "${databaseUrl.pathname.slice(1)}"`);
     await run(
       'node_modules/.bin/typeorm',
-      ['migration:run', '-d', join(outDir, 'database/migration.data-source.js')],
+      ['migration:run', '-d', join(outDir, 'entry/migration.data-source.js')],
       { env },
     );
   }, 120000);
@@ -82,7 +82,7 @@ describe('Operations: key CLI, shared Redis limit, logs (issue 3)', () => {
   });
 
   it('refuses to boot with no API_KEYS and no active key in the database', async () => {
-    const failure = await run('node', [join(outDir, 'main.js')], {
+    const failure = await run('node', [join(outDir, 'entry/main.js')], {
       env: { ...env, PORT: '0' },
     }).catch((error) => error);
     expect(failure.code).toBe(1);

@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { weakApiKeyProblems } from '../../src/auth/api-keys';
+import { weakApiKeyProblems } from '../../src/api-keys/environment-keys';
 import { compiledApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
 
-// CONTRACT §5–6 as an operator meets them: compile, `migration:run`, then `node dist/main.js`.
+// The production path as an operator meets it: compile, `migration:run`, then `node dist/entry/main.js`.
 describe('production start', () => {
   // The production start refuses keys under 32 characters.
   const key = randomBytes(24).toString('base64url');
@@ -26,7 +26,7 @@ describe('production start', () => {
   });
 
   it('refuses to boot without its configuration, naming each variable', async () => {
-    const failure = await run('node', [join(outDir, 'main.js')], { env: baseEnv }).catch(
+    const failure = await run('node', [join(outDir, 'entry/main.js')], { env: baseEnv }).catch(
       (error) => error,
     );
     expect(failure.code).toBe(1);
@@ -38,7 +38,7 @@ describe('production start', () => {
 
   it('refuses short, placeholder and example keys, naming each by position, printing none', async () => {
     const weak = ['short-key', 'x'.repeat(24) + '-change-me', 'dev-key-change-me'];
-    const failure = await run('node', [join(outDir, 'main.js')], {
+    const failure = await run('node', [join(outDir, 'entry/main.js')], {
       env: {
         ...baseEnv,
         DATABASE_URL: databaseUrl.toString(),
@@ -67,12 +67,12 @@ describe('production start', () => {
     };
     const migrate = await run(
       'node_modules/.bin/typeorm',
-      ['migration:run', '-d', join(outDir, 'database/migration.data-source.js')],
+      ['migration:run', '-d', join(outDir, 'entry/migration.data-source.js')],
       { env },
     );
     expect(migrate.stdout).toContain('CreateLinksAndClients1767225600000');
 
-    const api = await startCompiledApi(join(outDir, 'main.js'), env);
+    const api = await startCompiledApi(join(outDir, 'entry/main.js'), env);
     try {
       const res = await fetch(`${api.url}/api/data/clients`, {
         headers: { Authorization: `Bearer ${key}` },
@@ -111,7 +111,7 @@ describe('docker compose keys', () => {
   const [, , script] = compose.services.keygen.command;
   const [, , apiCommand] = compose.services.api.command;
   const apiEnv = (env: Record<string, string>) =>
-    run('sh', ['-c', inKeys(apiCommand).replace('exec node dist/main.js', 'env')], {
+    run('sh', ['-c', inKeys(apiCommand).replace('exec node dist/entry/main.js', 'env')], {
       env: { PATH: process.env.PATH as string, ...env },
     }).then(({ stdout }) => Object.fromEntries(stdout.split('\n').map((l) => l.split(/=(.*)/s))));
 

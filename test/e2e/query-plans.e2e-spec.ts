@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { countQuery, pageQuery, SqlQuery } from '../../src/clients/clients.sql';
+import { countQuery, pageQuery, SqlQuery } from '../../src/clients/clients.repository';
 import { createSuiteDatabase, dropSuiteDatabase } from '../support/database';
 
 const ROWS = 120_000;
@@ -14,7 +14,7 @@ interface PlanNode {
 
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
-// CONTRACT §2 and the performance issue: every List Clients query reads an index in list
+// docs/api.md, Endpoints, and docs/performance.md: every List Clients query reads an index in list
 // order. A sequential scan of clients, or a sort of more rows than a page, fails the test.
 describe('List Clients query plans on a large table', () => {
   let dataSource: DataSource;

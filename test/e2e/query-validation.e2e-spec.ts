@@ -10,7 +10,7 @@ const STATUS = 'must be one of: new, connected';
 const UNKNOWN = 'is not a known parameter';
 const REPEATED = 'must be given only once';
 
-describe('List Clients query validation (CONTRACT §2)', () => {
+describe('List Clients query validation (docs/api.md, Endpoints)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

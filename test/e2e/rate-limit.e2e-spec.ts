@@ -7,7 +7,7 @@ import { expectProblem } from '../support/problem';
 const PER_KEY = 3;
 const PER_IP = 2;
 
-describe('Rate limits, in memory (issue 3)', () => {
+describe('Rate limits, in memory', () => {
   let t: TestApp;
   const server = () => t.app.getHttpServer();
   const get = (authorization?: string) => {

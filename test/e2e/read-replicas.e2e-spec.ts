@@ -5,7 +5,7 @@ import { insertClients, insertLinks } from '../support/fixtures';
 import { ReplicaCluster } from '../support/replica-cluster';
 import { waitFor } from '../support/wait-for';
 
-// Issue 4, item 8: a real primary and a streaming replica made with pg_basebackup. Replay on
+// A real primary and a streaming replica made with pg_basebackup. Replay on
 // the replica is paused to show which server answers: the API keeps seeing the old data.
 describe('Read replicas (DATABASE_REPLICA_URLS)', () => {
   const cluster = new ReplicaCluster();

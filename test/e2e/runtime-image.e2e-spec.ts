@@ -6,8 +6,8 @@ import semver from 'semver';
 import { compiledApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
 
 // No Docker engine runs here, so this replays the Dockerfile's runtime stage in a directory
-// outside the project (issue 4, item 5): a production-only install, the compiled dist/, the
-// migration CLI and `node dist/main.js` must work with nothing else around them.
+// outside the project: a production-only install, the compiled dist/, the
+// migration CLI and `node dist/entry/main.js` must work with nothing else around them.
 describe('Container runtime stage, reproduced', () => {
   // The production start refuses keys under 32 characters.
   const key = randomBytes(24).toString('base64url');
@@ -40,7 +40,7 @@ describe('Container runtime stage, reproduced', () => {
       'COPY --from=build /app/dist ./dist',
       'USER node',
       'EXPOSE 3000',
-      'CMD ["node", "dist/main.js"]',
+      'CMD ["node", "dist/entry/main.js"]',
     ]);
   });
 
@@ -91,17 +91,12 @@ describe('Container runtime stage, reproduced', () => {
     // The command docker-compose's one-shot migration service runs.
     const migrate = await run(
       'node',
-      [
-        'node_modules/typeorm/cli.js',
-        'migration:run',
-        '-d',
-        'dist/database/migration.data-source.js',
-      ],
+      ['node_modules/typeorm/cli.js', 'migration:run', '-d', 'dist/entry/migration.data-source.js'],
       { cwd: appDir, env: appEnv },
     );
     expect(migrate.stdout).toContain('CreateLinksAndClients1767225600000');
 
-    const api = await startCompiledApi('dist/main.js', appEnv, appDir);
+    const api = await startCompiledApi('dist/entry/main.js', appEnv, appDir);
     try {
       const res = await fetch(`${api.url}/api/data/links`, {
         headers: { Authorization: `Bearer ${key}` },

@@ -3,23 +3,26 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { isDeepStrictEqual, promisify } from 'node:util';
+import { Pool } from 'pg';
 import { createApiClient } from '../../clients/typescript/src/client';
-import { allClients } from '../../clients/typescript/src/iterate-clients';
-import { syncClients } from '../../examples/sync-clients';
+import { loadMirror, syncClients } from '../../examples/sync-clients';
+import { isoMillis } from '../../src/database/printed-timestamp';
 import { createTestApp, TestApp } from '../support/create-app';
-import { Fault, FaultProxy } from '../support/fault-proxy';
+import { FaultProxy } from '../support/fault-proxy';
 import { insertManyClients } from '../support/fixtures';
 
 const API_KEY = 'test-key-primary';
-const ROWS = 3000;
-const FILTER = { isDeleted: false };
+const ROWS = 1500;
+const STATUSES = ['new', 'connected', 'other'];
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const pick = <T>(items: T[]): T => items[Math.floor(Math.random() * items.length)];
 
-describe('examples/sync-clients.ts against a running instance', () => {
+describe('examples/sync-clients.ts (copy, then follow) against a running instance', () => {
   let t: TestApp;
   let baseUrl: string;
   let dir: string;
-  let expected: unknown[];
+  let writers: Pool;
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -27,129 +30,200 @@ describe('examples/sync-clients.ts against a running instance', () => {
     await t.app.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     dir = mkdtempSync(join(tmpdir(), 'sync-clients-'));
-    // The mirror must hold exactly these: the API's own rows, in its order.
-    expected = [];
-    const api = createApiClient({ baseUrl, apiKey: API_KEY });
-    for await (const client of allClients(api, FILTER)) expected.push(client);
-    const [{ count }] = await t.dataSource.query(
-      'SELECT count(*)::int AS count FROM clients WHERE NOT is_deleted',
-    );
-    expect(expected).toHaveLength(count);
-    expect(count).toBeGreaterThan(2500);
+    writers = new Pool({ connectionString: process.env.DATABASE_URL, max: 6 });
   });
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
+    await writers.end();
     await t.close();
   });
 
-  const readMirror = (out: string) =>
-    readFileSync(out, 'utf8')
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line));
+  /** The clients table as the API prints it, by id: what a mirror must equal. */
+  async function table(linkId?: string): Promise<Record<string, unknown>> {
+    const printed = (column: string) => `to_json(${column} AT TIME ZONE 'UTC')::text`;
+    const rows: Record<string, string>[] = await t.dataSource.query(
+      `SELECT id, link_id, is_deleted, status, ${printed('created_at')} AS c,
+              ${printed('updated_at')} AS u
+       FROM clients WHERE $1::text IS NULL OR link_id = $1`,
+      [linkId ?? null],
+    );
+    return Object.fromEntries(
+      rows.map((r) => [
+        r.id,
+        {
+          id: r.id,
+          linkId: r.link_id,
+          isDeleted: r.is_deleted,
+          status: r.status,
+          createdAt: isoMillis(r.c),
+          updatedAt: isoMillis(r.u),
+        },
+      ]),
+    );
+  }
+  const mirrored = async (out: string) => Object.fromEntries((await loadMirror(out))!.rows);
 
-  async function withProxy<T>(
-    faults: Record<number, Fault>,
-    run: (url: string, proxy: FaultProxy) => Promise<T>,
-  ): Promise<T> {
-    const proxy = new FaultProxy(baseUrl, (n) => faults[n]);
-    try {
-      return await run(await proxy.start(), proxy);
-    } finally {
-      await proxy.stop();
-    }
+  /** Writers inserting, updating and soft-deleting clients for `ms`; some hold their transaction open for seconds. */
+  async function write(
+    ms: number,
+    writersCount: number,
+  ): Promise<{ held: number; writes: number }> {
+    const ids = Array.from({ length: ROWS }, (_, i) => `client-${String(i + 1).padStart(5, '0')}`);
+    const stats = { held: 0, writes: 0 };
+    const until = Date.now() + ms;
+    const writer = async (w: number) => {
+      for (let n = 0; Date.now() < until; n++) {
+        const client = await writers.connect();
+        try {
+          await client.query('BEGIN');
+          for (let op = 0; op < 3; op++) {
+            const kind = pick(['insert', 'status', 'delete']);
+            if (kind === 'insert') {
+              const id = `w${w}-${n}-${op}`;
+              await client.query('INSERT INTO clients (id, link_id, status) VALUES ($1, $2, $3)', [
+                id,
+                `link-${1 + Math.floor(Math.random() * 20)}`,
+                pick(STATUSES),
+              ]);
+              ids.push(id);
+            } else if (kind === 'status') {
+              await client.query('UPDATE clients SET status = $2 WHERE id = $1', [
+                pick(ids),
+                pick(STATUSES),
+              ]);
+            } else {
+              await client.query('UPDATE clients SET is_deleted = NOT is_deleted WHERE id = $1', [
+                pick(ids),
+              ]);
+            }
+          }
+          // One transaction in five stays open while the other writers commit later changes.
+          if (Math.random() < 0.2) {
+            stats.held++;
+            await pause(1000 + Math.random() * 1500);
+          } else await pause(20);
+          await client.query('COMMIT');
+          stats.writes += 3;
+        } catch {
+          // Two writers deadlocked: that transaction is rolled back, as in life.
+          await client.query('ROLLBACK');
+        } finally {
+          client.release();
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: writersCount }, (_, w) => writer(w)));
+    return stats;
   }
 
-  it('mirrors every row exactly once through an injected 503, 429 and cut connection', async () => {
-    const out = join(dir, 'faults.jsonl');
-    await withProxy({ 3: 503, 6: 429, 9: 'reset' }, async (url, proxy) => {
-      const api = createApiClient({ baseUrl: url, apiKey: API_KEY, retry: { baseDelayMs: 50 } });
-      const state = await syncClients({ api, out, filter: FILTER, limit: 250 });
-      expect(state).toMatchObject({ rows: expected.length, cursor: null, done: true });
-      expect(readMirror(out)).toEqual(expected);
-      const faulted = proxy.requests.filter((r) => r.fault).map((r) => r.fault);
-      expect(faulted).toEqual([503, 429, 'reset']);
-      // Retry-After: 1 was honoured after the 503 and the 429 (timers may fire a little early).
-      for (const n of [3, 6])
-        expect(proxy.requests[n].at - proxy.requests[n - 1].at).toBeGreaterThanOrEqual(950);
-      // Each retry repeated the request that failed.
-      for (const n of [3, 6, 9]) expect(proxy.requests[n].url).toBe(proxy.requests[n - 1].url);
-    });
-  });
-
-  it('resumes an interrupted sync from its last cursor, dropping a half-written page', async () => {
-    const out = join(dir, 'resume.jsonl');
+  it('copies, then follows concurrent writers: the mirror equals the table, every field', async () => {
+    const out = join(dir, 'follow.jsonl');
     const api = createApiClient({ baseUrl, apiKey: API_KEY });
     const controller = new AbortController();
     let pages = 0;
-    const interrupted = syncClients({
+    const following = syncClients({
       api,
       out,
-      filter: FILTER,
-      limit: 300,
+      limit: 100,
+      pollMs: 50,
+      maxPollMs: 200,
+      compactEvery: 10,
       signal: controller.signal,
-      onPage: () => ++pages === 3 && controller.abort(new Error('stop')),
+      onPage: () => pages++,
     });
-    await expect(interrupted).rejects.toThrow('stop');
-    expect(readMirror(out)).toEqual(expected.slice(0, 900));
-    // A crash after a page was written but before its state was saved leaves extra lines.
-    appendFileSync(out, '{"id":"half-written page"}\n{"id":');
+    const stats = await write(3500, 4);
+    expect(stats.held).toBeGreaterThan(0);
+    // The writers have stopped: nothing changes any more, so a skipped change would stay missing.
+    // The sync catches up within a few polls (longer on a busy machine).
+    const expected = await table();
+    const stopped = Date.now();
+    while (!isDeepStrictEqual(await mirrored(out), expected) && Date.now() - stopped < 8000)
+      await pause(200);
+    controller.abort(new Error('stop following'));
+    await expect(following).rejects.toThrow('stop following');
+    expect(pages).toBeGreaterThan(ROWS / 100);
+    expect(await mirrored(out)).toEqual(expected);
 
-    await withProxy({ 1: 429 }, async (url, proxy) => {
-      const retrying = createApiClient({ baseUrl: url, apiKey: API_KEY });
-      const state = await syncClients({ api: retrying, out, filter: FILTER, limit: 300 });
-      expect(state).toMatchObject({ rows: expected.length, done: true });
-      expect(readMirror(out)).toEqual(expected);
-      expect(new URL(proxy.requests[0].url, url).searchParams.get('cursor')).toEqual(
-        expect.any(String),
-      );
-    });
-  });
+    // Nothing new: a --once run from the saved cursor changes nothing; the file is compacted.
+    const again = await syncClients({ api, out, once: true });
+    expect(Object.fromEntries(again.rows)).toEqual(await table());
+    const lines = readFileSync(out, 'utf8').split('\n');
+    expect(lines).toHaveLength(1 + Math.ceil(again.rows.size / 1000) + 1);
+  }, 30_000);
 
-  it('refuses to resume a state saved for another filter', async () => {
-    const out = join(dir, 'other-filter.jsonl');
+  it('resumes a crashed copy from its saved cursor, through a 503, a 429 and a cut connection', async () => {
+    const out = join(dir, 'resume.jsonl');
     const api = createApiClient({ baseUrl, apiKey: API_KEY });
     const controller = new AbortController();
-    const first = syncClients({
+    const crashed = syncClients({
       api,
       out,
-      filter: { status: 'new' },
-      limit: 10,
+      limit: 100,
+      once: true,
+      // Compacted after the second page: the third is appended to the compacted file.
+      compactEvery: 2,
       signal: controller.signal,
-      onPage: () => controller.abort(new Error('stop')),
+      onPage: ({ rows }) => rows.size >= 300 && controller.abort(new Error('crash')),
     });
-    await expect(first).rejects.toThrow('stop');
-    await expect(syncClients({ api, out, filter: FILTER })).rejects.toThrow(/--restart/);
-    // The same filter, written otherwise, resumes: one more page.
-    const again = new AbortController();
-    const same = { isDeleted: undefined, status: 'new' as const };
-    const resumed = syncClients({
-      api,
-      out,
-      filter: same,
-      limit: 10,
-      signal: again.signal,
-      onPage: () => again.abort(new Error('stop again')),
-    });
-    await expect(resumed).rejects.toThrow('stop again');
-    expect(readMirror(out)).toHaveLength(20);
-    const state = await syncClients({ api, out, filter: FILTER, restart: true });
-    expect(state.rows).toBe(expected.length);
-    expect(readMirror(out)).toEqual(expected);
-  });
+    await expect(crashed).rejects.toThrow('crash');
+    expect((await loadMirror(out))?.rows.size).toBe(300);
+    // A crash in the middle of appending a page leaves a torn line: it is not applied.
+    appendFileSync(out, '{"cursor":"torn","rows":[{"id":"half');
+    expect((await loadMirror(out))?.rows.size).toBe(300);
 
-  it('runs as the command of the README (npm run example:sync)', async () => {
+    const faults = { 1: 503, 3: 429, 5: 'reset' } as const;
+    const proxy = new FaultProxy(baseUrl, (n) => faults[n as keyof typeof faults]);
+    const proxyUrl = await proxy.start();
+    try {
+      const flaky = createApiClient({
+        baseUrl: proxyUrl,
+        apiKey: API_KEY,
+        retry: { baseDelayMs: 50 },
+      });
+      await syncClients({ api: flaky, out, limit: 250, once: true });
+      // It went on from the saved cursor, retrying each failed request as it was.
+      expect(new URL(proxy.requests[0].url, proxyUrl).searchParams.get('cursor')).toEqual(
+        expect.any(String),
+      );
+      for (const n of [1, 3, 5]) expect(proxy.requests[n].url).toBe(proxy.requests[n - 1].url);
+      // Retry-After: 1 was honoured (timers may fire a little early).
+      for (const n of [1, 3])
+        expect(proxy.requests[n].at - proxy.requests[n - 1].at).toBeGreaterThanOrEqual(950);
+    } finally {
+      await proxy.stop();
+    }
+    expect(await mirrored(out)).toEqual(await table());
+  }, 20_000);
+
+  it('runs as the command of the docs (npm run example:sync), bound to its linkId', async () => {
     const root = join(__dirname, '../..');
     const run = promisify(execFile);
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
     await run(process.execPath, [tsc, '-p', 'tsconfig.consumers.json'], { cwd: root });
     const out = join(dir, 'command.jsonl');
-    const { stdout } = await run(
-      process.execPath,
-      ['dist-consumers/examples/sync-clients.js', '--out', out, '--is-deleted', 'false'],
-      { cwd: root, env: { ...process.env, API_BASE_URL: baseUrl, API_KEY }, timeout: 60_000 },
+    const sync = (...args: string[]) =>
+      run(process.execPath, ['dist-consumers/examples/sync-clients.js', '--out', out, ...args], {
+        cwd: root,
+        env: { ...process.env, API_BASE_URL: baseUrl, API_KEY },
+        timeout: 20_000,
+      });
+    const expected = await table('link-3');
+    // Followed until two empty polls in a row, then stopped on its own.
+    const { stdout } = await sync(
+      '--link-id',
+      'link-3',
+      '--limit',
+      '7',
+      '--poll-ms',
+      '50',
+      '--max-idle-polls',
+      '2',
     );
-    expect(stdout).toBe(`${expected.length} clients in ${out}\n`);
-    expect(readMirror(out)).toEqual(expected);
-  }, 60_000);
+    expect(stdout).toBe(`${Object.keys(expected).length} clients in ${out}\n`);
+    expect(await mirrored(out)).toEqual(expected);
+    await expect(sync('--once')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('use --restart'),
+    });
+  }, 30_000);
 });

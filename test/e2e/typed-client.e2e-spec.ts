@@ -1,4 +1,5 @@
 import { AddressInfo } from 'node:net';
+import { changePages, followChanges } from '../../clients/typescript/src/change-feed';
 import { ApiError, Client, createApiClient } from '../../clients/typescript/src/client';
 import { allClients, clientPages } from '../../clients/typescript/src/iterate-clients';
 import { retryAfterMs } from '../../clients/typescript/src/retrying-fetch';
@@ -89,6 +90,110 @@ describe('typed client (clients/typescript) against a running instance', () => {
     } finally {
       await proxy.stop();
     }
+  });
+
+  describe('change feeds', () => {
+    const feedIds = async (table: string, where = 'true'): Promise<string[]> =>
+      (
+        await t.dataSource.query(
+          `SELECT id FROM ${table} WHERE ${where} ORDER BY updated_at, id COLLATE "C"`,
+        )
+      ).map((row: { id: string }) => row.id);
+    /** Requests made through the client, with the time each was sent. */
+    const sent: { url: string; at: number }[] = [];
+    const logged = () =>
+      createApiClient({
+        baseUrl,
+        apiKey: API_KEY,
+        fetch: (request) => {
+          sent.push({ url: request.url, at: Date.now() });
+          return fetch(request);
+        },
+      });
+    const caughtUp = async (feed: 'clients' | 'links', linkId?: string) => {
+      let cursor = '';
+      for await (const page of changePages(api(), feed, { ...(linkId && { linkId }) }))
+        cursor = page.nextCursor;
+      return cursor;
+    };
+
+    it('copies a whole feed by pages, then resumes from a stored cursor with only what changed', async () => {
+      const pages = [];
+      for await (const page of changePages(api(), 'clients', { limit: 40 })) pages.push(page);
+      expect(pages.flatMap((page) => page.rows.map((row) => row.id))).toEqual(
+        await feedIds('clients'),
+      );
+      expect(pages.map((page) => page.hasMore)).toEqual([
+        ...Array<boolean>(pages.length - 1).fill(true),
+        false,
+      ]);
+      const stored = pages.at(-1)!.nextCursor;
+
+      await t.dataSource.query(`UPDATE clients SET is_deleted = true WHERE id = 'client-00042'`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const resumed = [];
+      for await (const page of changePages(api(), 'clients', { cursor: stored }))
+        resumed.push(page);
+      expect(resumed).toHaveLength(1);
+      expect(resumed[0].rows).toMatchObject([{ id: 'client-00042', isDeleted: true }]);
+      expect(resumed[0].hasMore).toBe(false);
+    });
+
+    it('walks the links feed, and the client feed of one link', async () => {
+      const links = [];
+      for await (const page of changePages(api(), 'links', { limit: 6 })) links.push(...page.rows);
+      expect(links.map((link) => link.id)).toEqual(await feedIds('links'));
+      const ofLink = [];
+      for await (const page of changePages(api(), 'clients', { linkId: 'link-5', limit: 4 }))
+        ofLink.push(...page.rows);
+      expect(ofLink.map((client) => client.id)).toEqual(
+        await feedIds('clients', `link_id = 'link-5'`),
+      );
+    });
+
+    it('follows when caught up, backing off while idle, until maxIdlePolls', async () => {
+      const cursor = await caughtUp('links');
+      sent.length = 0;
+      const pages = [];
+      const options = { cursor, minDelayMs: 40, maxDelayMs: 100, maxIdlePolls: 5 };
+      for await (const page of followChanges(logged(), 'links', options)) pages.push(page);
+      expect(pages.map((page) => page.rows.length)).toEqual([0, 0, 0, 0, 0]);
+      expect(pages.every((page) => page.nextCursor === cursor)).toBe(true);
+      // Waits of 40, 80, 100 and 100 ms between the five polls: doubling, up to the cap
+      // (uncapped, the last would be 320 ms). Each is measured plus one request's time.
+      const waits = sent.slice(1).map((request, i) => request.at - sent[i].at);
+      [40, 80, 100, 100].forEach((ms, i) => expect(waits[i]).toBeGreaterThanOrEqual(ms - 2));
+      expect(waits[3]).toBeLessThan(250);
+    });
+
+    it('follows a change made while polling, and stops when aborted', async () => {
+      const cursor = await caughtUp('clients', 'link-7');
+      const controller = new AbortController();
+      const seen: string[] = [];
+      const following = (async () => {
+        const options = { cursor, linkId: 'link-7', minDelayMs: 50, signal: controller.signal };
+        for await (const page of followChanges(api(), 'clients', options)) {
+          seen.push(...page.rows.map((row) => row.id));
+          if (seen.length > 0) controller.abort(new Error('enough'));
+        }
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await t.dataSource.query(`UPDATE clients SET status = 'new' WHERE id = 'client-00006'`);
+      await expect(following).rejects.toThrow('enough');
+      expect(seen).toEqual(['client-00006']);
+    });
+
+    it('throws a refused cursor as a 400 problem, without retrying it', async () => {
+      sent.length = 0;
+      const other = await caughtUp('links');
+      await expect(
+        changePages(logged(), 'clients', { cursor: other }).next(),
+      ).rejects.toMatchObject({
+        status: 400,
+        problem: { errors: [expect.objectContaining({ name: 'cursor' })] },
+      });
+      expect(sent).toHaveLength(1);
+    });
   });
 
   it('reads Retry-After as seconds or as an HTTP date', () => {

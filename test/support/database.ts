@@ -1,9 +1,8 @@
-import { ConfigService } from '@nestjs/config';
-import { Env } from '../../src/config/env';
+import { DatabaseEnv } from '../../src/config/database.env';
 import { DatabaseReader } from '../../src/database/database-reader';
 import { Client as PgClient } from 'pg';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/database/data-source';
+import { standaloneDataSource } from '../../src/standalone-data-source';
 
 function databaseName(): string {
   return new URL(process.env.DATABASE_URL as string).pathname.slice(1);
@@ -22,9 +21,10 @@ async function onServer(sql: string): Promise<void> {
 /** Creates this suite's database and applies the real migrations; returns a DataSource to it. */
 export async function createSuiteDatabase(): Promise<DataSource> {
   await onServer(`CREATE DATABASE "${databaseName()}"`);
-  const dataSource = new DataSource(
-    dataSourceOptions({ url: process.env.DATABASE_URL as string, timeoutMs: 10000 }),
-  );
+  const dataSource = standaloneDataSource({
+    url: process.env.DATABASE_URL as string,
+    timeoutMs: 10000,
+  });
   await dataSource.initialize();
   await dataSource.runMigrations();
   return dataSource;
@@ -37,5 +37,5 @@ export async function dropSuiteDatabase(dataSource: DataSource): Promise<void> {
 
 /** The app's DatabaseReader over a suite's data source, with the default DATABASE_TIMEOUT_MS. */
 export function databaseReader(dataSource: DataSource): DatabaseReader {
-  return new DatabaseReader(dataSource, { get: () => 5000 } as unknown as ConfigService<Env, true>);
+  return new DatabaseReader(dataSource, { DATABASE_TIMEOUT_MS: 5000 } as DatabaseEnv);
 }

@@ -1,6 +1,6 @@
 import { ApiClient, ApiError, Client } from './client';
 
-/** The List Clients filters (CONTRACT §2); an omitted one does not restrict. */
+/** The List Clients filters; an omitted one does not restrict. */
 export interface ClientFilter {
   linkId?: string;
   isDeleted?: boolean;

@@ -18,7 +18,7 @@ export interface RetryEvent {
   error?: unknown;
 }
 
-// 429 and 503 come with Retry-After (CONTRACT §3); 500, 502 and 504 may be a proxy's or passing.
+// The API sends Retry-After with 429 and 503; 500, 502 and 504 may be a proxy's or passing.
 const RETRYABLE_STATUSES = new Set([429, 500, 502, 503, 504]);
 
 /**
@@ -65,17 +65,18 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | u
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it is aborted. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason);
+      reject(signal?.reason);
     };
-    signal.addEventListener('abort', onAbort, { once: true });
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -1,14 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
-import {
-  cursorRule,
-  digitsToNumber,
-  limitRule,
-  linkIdRule,
-  MAX_LIMIT,
-} from '../../clients/dto/list-clients.query';
-import { CursorPosition, SignedCursor } from '../../common/signed-cursor';
+import { CursorField, LimitField, LinkIdField } from '../../http/query-fields';
+import { CursorPosition, SignedCursor } from '../../http/signed-cursor';
 
 const CURSOR_DOC = {
   description:
@@ -24,23 +16,11 @@ export const clientChangesScope = ({ linkId }: { linkId?: string }) =>
 
 /** The Link changes parameters (docs/api.md "Change feeds"). */
 export class LinkChangesQuery {
-  @ApiPropertyOptional({
-    description: 'Rows per page (decimal digits only)',
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_LIMIT,
-    default: 100,
-  })
-  @Transform(digitsToNumber)
-  @IsInt(limitRule)
-  @Min(1, limitRule)
-  @Max(MAX_LIMIT, limitRule)
+  @LimitField('Rows per page (decimal digits only)')
   limit = 100;
 
   @ApiPropertyOptional(CURSOR_DOC)
-  @IsOptional()
-  @IsString(cursorRule)
-  @Length(1, 2048, cursorRule)
+  @CursorField()
   @SignedCursor<LinkChangesQuery>(linkChangesScope, 'after')
   cursor?: string;
 
@@ -50,33 +30,14 @@ export class LinkChangesQuery {
 
 /** The Client changes parameters: those of the link feed, and `linkId`. */
 export class ClientChangesQuery {
-  @ApiPropertyOptional({
-    description: 'Rows per page (decimal digits only)',
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_LIMIT,
-    default: 100,
-  })
-  @Transform(digitsToNumber)
-  @IsInt(limitRule)
-  @Min(1, limitRule)
-  @Max(MAX_LIMIT, limitRule)
+  @LimitField('Rows per page (decimal digits only)')
   limit = 100;
 
-  @ApiPropertyOptional({
-    description: 'Only the clients of this link (exact match)',
-    minLength: 1,
-    maxLength: 255,
-  })
-  @IsOptional()
-  @IsString(linkIdRule)
-  @Length(1, 255, linkIdRule)
+  @LinkIdField('Only the clients of this link (exact match)')
   linkId?: string;
 
   @ApiPropertyOptional(CURSOR_DOC)
-  @IsOptional()
-  @IsString(cursorRule)
-  @Length(1, 2048, cursorRule)
+  @CursorField()
   @SignedCursor<ClientChangesQuery>(clientChangesScope, 'after')
   cursor?: string;
 

@@ -32,7 +32,7 @@ export class ClientsPageMeta {
   nextCursor!: string | null;
 }
 
-/** A page reached by `cursor`: no page number or totals, since counting is what costs (CONTRACT §2). */
+/** A page reached by `cursor`: no page number or totals, since counting is what costs (docs/api.md, Endpoints). */
 export class ClientsCursorMeta {
   @ApiProperty({ type: 'integer', minimum: 1, maximum: 1000, example: 100 })
   limit!: number;

@@ -1,26 +1,17 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, TransformFnParams } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
 import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Length,
-  Max,
-  Min,
-  ValidateBy,
-} from 'class-validator';
-import { CursorPosition, SignedCursor } from '../../common/signed-cursor';
+  CursorField,
+  digitsToNumber,
+  LimitField,
+  LinkIdField,
+  MAX_CURSOR_LENGTH,
+} from '../../http/query-fields';
+import { CursorPosition, SignedCursor } from '../../http/signed-cursor';
 
 export const FILTERABLE_STATUSES = ['new', 'connected'] as const;
 export const MAX_PAGE = 2147483647;
-export const MAX_LIMIT = 1000;
-export const MAX_CURSOR_LENGTH = 2048;
-
-// CONTRACT §2: decimal digits only. Number() alone would accept '1e2', '0x10', ' 2' and '+2'.
-export const digitsToNumber = ({ value }: TransformFnParams): unknown =>
-  typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
 
 // Only the exact strings map to booleans; anything else stays a string and fails @IsBoolean.
 // (Implicit conversion would turn 'false' into true.)
@@ -28,11 +19,8 @@ const exactBoolean = ({ value }: TransformFnParams): unknown =>
   value === 'true' ? true : value === 'false' ? false : value;
 
 const pageRule = { message: `must be an integer from 1 to ${MAX_PAGE}` };
-export const limitRule = { message: `must be an integer from 1 to ${MAX_LIMIT}` };
-export const linkIdRule = { message: 'must be a non-empty string of at most 255 characters' };
-export const cursorRule = { message: 'must be a nextCursor value from an earlier response' };
 
-// CONTRACT §2: a cursor continues a walk, a page number starts one; both at once is a 400.
+// docs/api.md, Endpoints: a cursor continues a walk, a page number starts one; both at once is a 400.
 const NotCombinedWith = (other: 'page' | 'cursor') =>
   ValidateBy({
     name: 'notCombinedWith',
@@ -46,7 +34,7 @@ const NotCombinedWith = (other: 'page' | 'cursor') =>
 export const listClientsScope = ({ linkId, isDeleted, status }: ListClientsQuery) =>
   `clients\0${JSON.stringify([linkId, isDeleted, status])}`;
 
-/** CONTRACT §2 "List Clients query parameters", in executable form. */
+/** docs/api.md, Endpoints "List Clients query parameters", in executable form. */
 export class ListClientsQuery {
   @ApiPropertyOptional({
     description: '1-based page number (decimal digits only)',
@@ -63,27 +51,10 @@ export class ListClientsQuery {
   @NotCombinedWith('cursor')
   page?: number; // Left unset when absent, so a page given with a cursor can be told apart.
 
-  @ApiPropertyOptional({
-    description: 'Items per page (decimal digits only)',
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_LIMIT,
-    default: 100,
-  })
-  @Transform(digitsToNumber)
-  @IsInt(limitRule)
-  @Min(1, limitRule)
-  @Max(MAX_LIMIT, limitRule)
+  @LimitField('Items per page (decimal digits only)')
   limit = 100;
 
-  @ApiPropertyOptional({
-    description: 'Exact match on the link id; an unknown link gives an empty list',
-    minLength: 1,
-    maxLength: 255,
-  })
-  @IsOptional()
-  @IsString(linkIdRule)
-  @Length(1, 255, linkIdRule)
+  @LinkIdField('Exact match on the link id; an unknown link gives an empty list')
   linkId?: string;
 
   @ApiPropertyOptional({ description: 'Exact match on the soft-delete flag', type: Boolean })
@@ -106,9 +77,7 @@ export class ListClientsQuery {
     maxLength: MAX_CURSOR_LENGTH,
     // No `example`: the docs page would send it in every "Try it out", and a made-up cursor is a 400.
   })
-  @IsOptional()
-  @IsString(cursorRule)
-  @Length(1, MAX_CURSOR_LENGTH, cursorRule)
+  @CursorField()
   @NotCombinedWith('page')
   @SignedCursor<ListClientsQuery>(listClientsScope, 'after')
   cursor?: string;

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-// The schema is CONTRACT §1, word for word; other systems write these tables.
+// The schema is docs/api.md, Resources, word for word; other systems write these tables.
 export class CreateLinksAndClients1767225600000 implements MigrationInterface {
   name = 'CreateLinksAndClients1767225600000';
 

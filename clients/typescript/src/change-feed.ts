@@ -1,0 +1,97 @@
+import { ApiClient, ApiError, Client, Link } from './client';
+import { sleep } from './retrying-fetch';
+
+/** The two change feeds: `/api/data/changes/clients` and `/api/data/changes/links`. */
+export type Feed = 'clients' | 'links';
+export type FeedRow<F extends Feed> = F extends 'clients' ? Client : Link;
+
+export interface ChangePage<F extends Feed> {
+  /** Changed rows, by updatedAt then id; upsert them by `id`. */
+  rows: FeedRow<F>[];
+  /** Never null: store it with the rows, and continue (or resume) from it. */
+  nextCursor: string;
+  /** true: more rows are ready now; false: caught up. */
+  hasMore: boolean;
+}
+
+export interface ChangeOptions<F extends Feed> {
+  /** Continue after this position (a nextCursor of the same feed and linkId); omitted: a full copy. */
+  cursor?: string | null;
+  /** Client feed only: the clients of this link. */
+  linkId?: F extends 'clients' ? string : never;
+  /** Rows per request, 1..1000 (default 1000: fewest requests). */
+  limit?: number;
+  signal?: AbortSignal;
+}
+
+export interface FollowOptions<F extends Feed> extends ChangeOptions<F> {
+  /** Wait after a caught-up poll that brought rows (default 1000 ms). */
+  minDelayMs?: number;
+  /** The wait doubles with each empty poll in a row, up to this (default 30000 ms). */
+  maxDelayMs?: number;
+  /** Return after this many empty caught-up polls in a row (default: follow until aborted). */
+  maxIdlePolls?: number;
+}
+
+/** One page of a feed after `cursor`. */
+export async function changePage<F extends Feed>(
+  api: ApiClient,
+  feed: F,
+  { cursor = null, linkId, limit = 1000, signal }: ChangeOptions<F> = {},
+): Promise<ChangePage<F>> {
+  const query = { limit, ...(cursor !== null && { cursor }) };
+  // Two literal paths, so that each call is checked against its own operation in the schema.
+  const { data, error, response } =
+    feed === 'clients'
+      ? await api.GET('/api/data/changes/clients', {
+          params: { query: { ...query, ...(linkId !== undefined && { linkId }) } },
+          signal,
+        })
+      : await api.GET('/api/data/changes/links', { params: { query }, signal });
+  if (!data) throw new ApiError(response.status, error);
+  const { nextCursor, hasMore } = data.meta;
+  return { rows: data.data as FeedRow<F>[], nextCursor, hasMore };
+}
+
+/**
+ * The pages of a feed from `cursor` (the beginning when omitted: a full copy) until caught
+ * up: the last page yielded has `hasMore: false`, and may be empty.
+ */
+export async function* changePages<F extends Feed>(
+  api: ApiClient,
+  feed: F,
+  options: ChangeOptions<F> = {},
+): AsyncGenerator<ChangePage<F>> {
+  let cursor = options.cursor ?? null;
+  for (;;) {
+    const page = await changePage(api, feed, { ...options, cursor });
+    cursor = page.nextCursor;
+    yield page;
+    if (!page.hasMore) return;
+  }
+}
+
+/**
+ * Copy, then follow: every page of a feed from `cursor`, then, once caught up, a poll after a
+ * wait that starts at `minDelayMs` and doubles with each empty poll in a row (up to
+ * `maxDelayMs`), so an idle feed costs little. A full page is followed at once. Ends after
+ * `maxIdlePolls` empty polls in a row, or throws the signal's reason when it is aborted.
+ */
+export async function* followChanges<F extends Feed>(
+  api: ApiClient,
+  feed: F,
+  options: FollowOptions<F> = {},
+): AsyncGenerator<ChangePage<F>> {
+  const { minDelayMs = 1000, maxDelayMs = 30_000, maxIdlePolls = Infinity, signal } = options;
+  let cursor = options.cursor ?? null;
+  let idle = 0;
+  for (;;) {
+    const page = await changePage(api, feed, { ...options, cursor });
+    cursor = page.nextCursor;
+    yield page;
+    if (page.hasMore) continue;
+    idle = page.rows.length === 0 ? idle + 1 : 0;
+    if (idle >= maxIdlePolls) return;
+    await sleep(Math.min(maxDelayMs, minDelayMs * 2 ** Math.max(0, idle - 1)), signal);
+  }
+}

@@ -1,0 +1,61 @@
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Request } from 'express';
+import { bearerKeyOf } from './bearer-key';
+import { DatabaseApiKeys } from './database-api-keys';
+import { ApiKeys } from './environment-keys';
+import { LastUsedRecorder } from './last-used-recorder';
+import { withMigrationHint } from './missing-table';
+
+export interface ApiCaller {
+  authenticatedBy: 'api-key';
+  /** Names the key without revealing it: `env-1` for API_KEYS' first key, else the row id. */
+  keyId: string;
+}
+
+/** The two sources of keys (docs/api.md, Authentication): API_KEYS, then the database. */
+@Injectable()
+export class ApiKeyVerifier implements OnApplicationBootstrap {
+  // The rate limit (which budget) and authentication (allowed or not) both ask who the
+  // caller is; a request's key is looked up once, whoever asks first.
+  private readonly callers = new WeakMap<Request, Promise<ApiCaller | false>>();
+
+  constructor(
+    private readonly environmentKeys: ApiKeys,
+    private readonly databaseKeys: DatabaseApiKeys,
+    private readonly lastUsed: LastUsedRecorder,
+  ) {}
+
+  /** Who the request's Authorization header names, or false (no key, or not a valid one). */
+  callerOf(request: Request): Promise<ApiCaller | false> {
+    let caller = this.callers.get(request);
+    if (!caller) {
+      const key = bearerKeyOf(request);
+      caller = key === undefined ? Promise.resolve(false as const) : this.verify(key);
+      this.callers.set(request, caller);
+    }
+    return caller;
+  }
+
+  async verify(key: string): Promise<ApiCaller | false> {
+    const index = this.environmentKeys.indexOf(key);
+    if (index !== -1) return { authenticatedBy: 'api-key', keyId: `env-${index + 1}` };
+    const stored = await this.databaseKeys.find(key);
+    if (!stored) return false;
+    this.lastUsed.note(stored.id);
+    return { authenticatedBy: 'api-key', keyId: stored.id };
+  }
+
+  /**
+   * Refuses to start when every source of keys is missing. The database counts as a source
+   * when it holds an active key; reading it now also warms the cache and fails the start
+   * clearly when the api_keys migration has not been run.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    const count = await withMigrationHint(() => this.databaseKeys.count());
+    if (count === 0 && this.environmentKeys.size === 0) {
+      throw new Error(
+        'No API keys: set API_KEYS, or create a key with `npm run keys -- create --name <name>`',
+      );
+    }
+  }
+}

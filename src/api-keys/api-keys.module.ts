@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { KeysEnv } from '../config/keys.env';
+import { ApiKey } from './api-key.entity';
+import { ApiKeyVerifier } from './api-key-verifier';
+import { DatabaseApiKeys } from './database-api-keys';
+import { ApiKeys } from './environment-keys';
+import { LastUsedRecorder } from './last-used-recorder';
+
+/** The keys themselves: API_KEYS and the api_keys table, and who a request's key names. */
+@Module({
+  imports: [TypeOrmModule.forFeature([ApiKey])],
+  providers: [
+    {
+      provide: ApiKeys,
+      inject: [KeysEnv],
+      useFactory: (env: KeysEnv) => new ApiKeys(env.API_KEYS ?? []),
+    },
+    DatabaseApiKeys,
+    LastUsedRecorder,
+    ApiKeyVerifier,
+  ],
+  exports: [ApiKeyVerifier],
+})
+export class ApiKeysModule {}

@@ -1,0 +1,113 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ApiKeys, EXAMPLE_API_KEYS, weakApiKeyProblems } from './environment-keys';
+
+describe('ApiKeys', () => {
+  const keys = new ApiKeys(['first-key', 'second-key', 'ünï-key']);
+
+  it.each(['first-key', 'second-key', 'ünï-key'])('accepts %s', (key) => {
+    expect(keys.includes(key)).toBe(true);
+  });
+
+  it.each([
+    '',
+    'first',
+    'first-key ',
+    'FIRST-KEY',
+    'first-keyx',
+    'first-key,second-key',
+    'uni-key',
+  ])('rejects %j', (key) => {
+    expect(keys.includes(key)).toBe(false);
+  });
+
+  it('accepts nothing when empty', () => {
+    expect(new ApiKeys([]).includes('')).toBe(false);
+  });
+});
+
+describe('ApiKeys comparison', () => {
+  it('compares fixed-length digests against every key, whatever the candidate', () => {
+    const crypto = jest.requireActual<typeof import('node:crypto')>('node:crypto');
+    const spy = jest.spyOn(crypto, 'timingSafeEqual');
+    const keys = new ApiKeys(['alpha-key', 'beta-key', 'gamma-key']);
+    try {
+      for (const candidate of ['alpha-key', 'gamma-key', 'alpha', 'a', 'x'.repeat(500), '']) {
+        spy.mockClear();
+        keys.includes(candidate);
+        expect(spy).toHaveBeenCalledTimes(3);
+        for (const [known, given] of spy.mock.calls) {
+          expect((known as Buffer).length).toBe(32);
+          expect((given as Buffer).length).toBe(32);
+        }
+      }
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
+describe('weakApiKeyProblems (the production start)', () => {
+  const strong = 'k3Y'.repeat(11);
+
+  it('names each unfit entry by position, never by value', () => {
+    const problems = weakApiKeyProblems([
+      strong,
+      'tiny-key',
+      `${strong}-change-me`,
+      `${strong}-CHANGE-ME`,
+      ...EXAMPLE_API_KEYS,
+    ]);
+    expect(problems.slice(0, 3)).toEqual([
+      'API_KEYS entry 2 is shorter than 32 characters',
+      'API_KEYS entry 3 is a placeholder (contains "change-me")',
+      'API_KEYS entry 4 is a placeholder (contains "change-me")',
+    ]);
+    expect(problems).toHaveLength(3 + EXAMPLE_API_KEYS.length);
+    expect(problems.join()).not.toContain('tiny-key');
+  });
+
+  it('accepts keys of 32 characters and more', () => {
+    expect(weakApiKeyProblems([strong, 'a'.repeat(32)])).toEqual([]);
+  });
+
+  // Walked rather than asked of git, so that it also runs in copies of the tree (mutation testing).
+  const NOT_SHIPPED = new Set([
+    'node_modules',
+    '.git',
+    '.stryker-tmp',
+    'reports',
+    'dist',
+    'coverage',
+  ]);
+  const SHOWN = /(\.md|\.ya?ml|^\.env\.example)$|^(examples|deploy)\//;
+  const shippedFiles = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const path = dir === '.' ? entry.name : join(dir, entry.name);
+      if (entry.isDirectory()) return NOT_SHIPPED.has(entry.name) ? [] : shippedFiles(path);
+      return SHOWN.test(path) ? [path] : [];
+    });
+
+  // Whatever key the docs, compose, .env.example, manifests or examples show is public.
+  const keysShownIn = (text: string): string[] =>
+    [...text.matchAll(/(?:API_KEYS?\s*[=:]\s*['"]?|Bearer\s+)([\w.~+/=,-]+)/g)].flatMap(
+      ([, value]) => value.split(',').filter((key) => key !== ''),
+    );
+
+  it('finds the keys a document shows', () => {
+    expect(keysShownIn("API_KEYS=a-b,c\n  API_KEYS: 'x.y'\ncurl -H 'Bearer tok=' $KEY")).toEqual([
+      'a-b',
+      'c',
+      'x.y',
+      'tok=',
+    ]);
+  });
+
+  it('refuses every key shown in the files shipped with the project', () => {
+    const shipped = shippedFiles('.');
+    expect(shipped).toEqual(expect.arrayContaining(['.env.example', 'docker-compose.yml']));
+    const shown = shipped.flatMap((file) => keysShownIn(readFileSync(file, 'utf8')));
+    const accepted = shown.filter((key) => weakApiKeyProblems([key]).length === 0);
+    expect(accepted).toEqual([]);
+  });
+});

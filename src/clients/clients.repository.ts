@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseReader } from '../database/database-reader';
+import { columnOf, tableOf } from '../database/entity-columns';
+import { afterPosition, LIST_ORDER, ListPosition } from '../database/list-order';
+import { printedTimestamp } from '../database/printed-timestamp';
+import { isStorableText } from '../database/storable-text';
+import { Client } from './client.entity';
+
+/** A client as read for the API: timestamps as PostgreSQL prints them (printedTimestamp). */
+export interface ClientRow {
+  id: string;
+  linkId: string;
+  isDeleted: boolean;
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ClientFilters {
+  linkId?: string;
+  isDeleted?: boolean;
+  status?: string;
+}
+
+/** Where a page starts: after `offset` rows, or after a position in list order. */
+export type PageStart = { offset: number } | { after: ListPosition };
+
+export interface SqlQuery {
+  text: string;
+  params: unknown[];
+}
+
+const CLIENTS = tableOf(Client);
+const column = (property: keyof Client & string) => columnOf(Client, property);
+export const CLIENT_COLUMNS = `c.${column('id')} AS "id", c.${column('linkId')} AS "linkId",
+  c.${column('isDeleted')} AS "isDeleted", c.${column('status')} AS "status",
+  ${printedTimestamp(`c.${column('createdAt')}`)} AS "createdAt",
+  ${printedTimestamp(`c.${column('updatedAt')}`)} AS "updatedAt"`;
+
+/** Collects bind parameters: every value reaches PostgreSQL as a parameter, never as SQL. */
+class Params {
+  readonly values: unknown[] = [];
+
+  bind(value: unknown, type: string): string {
+    this.values.push(value);
+    return `$${this.values.length}::${type}`;
+  }
+}
+
+function filterConditions({ linkId, isDeleted, status }: ClientFilters, params: Params): string[] {
+  const conditions: string[] = [];
+  if (linkId !== undefined) conditions.push(`${column('linkId')} = ${params.bind(linkId, 'text')}`);
+  if (isDeleted !== undefined) {
+    conditions.push(`${column('isDeleted')} = ${params.bind(isDeleted, 'boolean')}`);
+  }
+  if (status !== undefined) conditions.push(`${column('status')} = ${params.bind(status, 'text')}`);
+  return conditions;
+}
+
+const where = (conditions: string[]) =>
+  conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+
+export function getQuery(id: string): SqlQuery {
+  return {
+    text: `SELECT ${CLIENT_COLUMNS} FROM ${CLIENTS} AS c WHERE c.${column('id')} = $1`,
+    params: [id],
+  };
+}
+
+export function countQuery(filters: ClientFilters): SqlQuery {
+  const params = new Params();
+  const text = `SELECT count(*) AS total FROM ${CLIENTS} ${where(filterConditions(filters, params))}`;
+  return { text, params: params.values };
+}
+
+/**
+ * One page: `limit` rows after `offset` rows, or after a cursor position, plus one more row to
+ * tell whether another page follows. The page's keys come from an ordering index alone (an
+ * index-only scan, however deep the offset); only the page's own rows are then read.
+ */
+export function pageQuery(filters: ClientFilters, limit: number, from: PageStart): SqlQuery {
+  const params = new Params();
+  const conditions = filterConditions(filters, params);
+  if ('after' in from) {
+    const createdAt = params.bind(from.after.createdAt, 'timestamptz');
+    const id = params.bind(from.after.id, 'text');
+    conditions.push(afterPosition(createdAt, id));
+  }
+  const offset = 'offset' in from ? params.bind(from.offset, 'bigint') : '0';
+  const size = params.bind(limit, 'int');
+  const text = `
+    SELECT ${CLIENT_COLUMNS}
+    FROM (
+      SELECT id, created_at FROM ${CLIENTS} ${where(conditions)}
+      ORDER BY ${LIST_ORDER} OFFSET ${offset} LIMIT ${size} + 1
+    ) AS k
+    JOIN ${CLIENTS} AS c ON c.${column('id')} = k.id
+    ORDER BY k.created_at, k.id COLLATE "C"`;
+  return { text, params: params.values };
+}
+
+/**
+ * The clients table: the only place its SQL is written. PostgreSQL text cannot hold NUL, so a
+ * value with one matches no row and is never sent (docs/api.md, List Clients).
+ */
+@Injectable()
+export class ClientsRepository {
+  constructor(private readonly database: DatabaseReader) {}
+
+  async findById(id: string): Promise<ClientRow | undefined> {
+    if (!isStorableText(id)) return undefined;
+    const { text, params } = getQuery(id);
+    const [row] = await this.database.query<ClientRow[]>(text, params);
+    return row;
+  }
+
+  /** Up to `limit + 1` rows: the one past the page tells that another page follows. */
+  page(filters: ClientFilters, limit: number, from: PageStart): Promise<ClientRow[]> {
+    if (!isStorableText(filters.linkId ?? '')) return Promise.resolve([]);
+    const { text, params } = pageQuery(filters, limit, from);
+    return this.database.query<ClientRow[]>(text, params);
+  }
+
+  async count(filters: ClientFilters): Promise<number> {
+    if (!isStorableText(filters.linkId ?? '')) return 0;
+    const { text, params } = countQuery(filters);
+    const [row] = await this.database.query<{ total: string }[]>(text, params);
+    return Number(row.total);
+  }
+}

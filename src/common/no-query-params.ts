@@ -1,5 +1,0 @@
-/**
- * The query of a route that takes no parameters. StrictQueryPipe treats every key as unknown,
- * so `?anything` is a 400 (CONTRACT §2).
- */
-export class NoQueryParams {}

@@ -1,0 +1,29 @@
+import { Expose, Transform } from 'class-transformer';
+import { IsOptional, Matches, ValidateBy } from 'class-validator';
+import { CommaList, IntegerFrom } from './env-decorators';
+import { isTrustProxy, parseTrustProxy, TRUST_PROXY_MESSAGE, TrustProxy } from './trust-proxy';
+
+/** The HTTP server. */
+export class HttpEnv {
+  @IntegerFrom(0, 65535)
+  PORT = 3000;
+
+  // Origins allowed to call the API from a browser; unset, CORS is off.
+  @IsOptional()
+  @CommaList()
+  @Matches(/^https?:\/\/[^\s/]+$/, {
+    each: true,
+    message: 'CORS_ORIGINS must list origins such as https://app.example.com',
+  })
+  CORS_ORIGINS?: string[];
+
+  // Express's `trust proxy`: behind an ingress, which hops of X-Forwarded-For name the client
+  // (per-IP rate limits, logs). Off by default: a client could otherwise forge its address.
+  @Expose()
+  @Transform(parseTrustProxy)
+  @ValidateBy({
+    name: 'isTrustProxy',
+    validator: { validate: isTrustProxy, defaultMessage: () => TRUST_PROXY_MESSAGE },
+  })
+  TRUST_PROXY: TrustProxy = false;
+}

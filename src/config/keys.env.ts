@@ -1,0 +1,16 @@
+import { ArrayNotEmpty, IsOptional, Matches } from 'class-validator';
+import { CommaList, WholeMilliseconds } from './env-decorators';
+
+/** The API keys of the environment; the database holds the others. */
+export class KeysEnv {
+  // Required only without DATABASE_URL: see validateEnv.
+  @IsOptional()
+  @CommaList()
+  @ArrayNotEmpty({ message: 'API_KEYS must list at least one key' })
+  @Matches(/^\S+$/, { each: true, message: 'API_KEYS keys must not contain whitespace' })
+  API_KEYS?: string[];
+
+  // How long the database keys are cached, so also how late a revocation may take effect.
+  @WholeMilliseconds(100)
+  KEY_CACHE_TTL_MS = 10000;
+}

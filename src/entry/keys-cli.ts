@@ -1,0 +1,118 @@
+import { parseArgs, ParseArgsConfig } from 'node:util';
+import { ApiKeyCommands } from '../api-keys/api-key-commands';
+import { ApiKey } from '../api-keys/api-key.entity';
+import { parseDuration } from '../api-keys/duration';
+import { withMigrationHint } from '../api-keys/missing-table';
+import { standaloneDataSource } from '../standalone-data-source';
+
+const USAGE = `Usage:
+  npm run keys -- create --name <name> [--expires-in <n>(m|h|d|w)]   prints the new key once
+  npm run keys -- list                                                 never shows a key
+  npm run keys -- revoke <id|prefix>
+Uses DATABASE_URL, or the embedded development database (.data/postgres) when it is unset.`;
+
+class UsageError extends Error {}
+
+/** `npm run keys`: issue, list and revoke the API keys kept in the database. */
+async function main(args: string[]): Promise<void> {
+  const [command, ...rest] = args;
+  const run = {
+    create: () => create(rest),
+    list: () => list(rest),
+    revoke: () => revoke(rest),
+  }[command];
+  if (!run) throw new UsageError(command ? `Unknown command: ${command}` : 'No command given');
+  await run();
+}
+
+async function create(args: string[]): Promise<void> {
+  const { values } = parse(args, { name: { type: 'string' }, 'expires-in': { type: 'string' } });
+  const name = (values.name as string | undefined)?.trim();
+  if (!name) throw new UsageError('create needs --name <name>');
+  const expiresIn = values['expires-in'] as string | undefined;
+  const lifetimeMs = expiresIn ? parseDuration(expiresIn) : null;
+  await withDatabase(async (keys) => {
+    const expiresAt = lifetimeMs === null ? null : new Date(Date.now() + lifetimeMs);
+    const { key, record } = await keys.create(name, expiresAt);
+    console.log(`Created key ${record.prefix} (id ${record.id}) for "${record.name}"`);
+    console.log(`  expires: ${record.expiresAt?.toISOString() ?? 'never'}`);
+    console.log(`\n  ${key}\n`);
+    console.log('This is the only time the key is shown; store it now. The API accepts it');
+    console.log('within a second (it re-reads its keys when it meets an unknown one).');
+  });
+}
+
+async function list(args: string[]): Promise<void> {
+  parse(args);
+  await withDatabase(async (keys) => {
+    const rows = await keys.list();
+    if (rows.length === 0)
+      return console.log('No keys. Create one with: npm run keys -- create --name <name>');
+    console.table(rows.map(describe));
+  });
+}
+
+async function revoke(args: string[]): Promise<void> {
+  const { positionals } = parse(args, {}, 1);
+  if (positionals.length !== 1) throw new UsageError('revoke needs exactly one <id|prefix>');
+  await withDatabase(async (keys) => {
+    const revoked = await keys.revoke(positionals[0]);
+    if (!revoked) throw new Error(`No key has the id or prefix ${positionals[0]}`);
+    console.log(
+      `Revoked key ${revoked.prefix} (id ${revoked.id}, "${revoked.name}") at ${revoked.revokedAt?.toISOString()}`,
+    );
+    console.log('Running servers refuse it within KEY_CACHE_TTL_MS (default 10 s).');
+  });
+}
+
+function describe(key: ApiKey) {
+  const time = (date: Date | null) => date?.toISOString() ?? '-';
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    created: time(key.createdAt),
+    expires: time(key.expiresAt),
+    revoked: time(key.revokedAt),
+    lastUsed: time(key.lastUsedAt),
+  };
+}
+
+/** node:util's parser, strict: an unknown option or a stray argument is a usage error. */
+function parse(args: string[], options: ParseArgsConfig['options'] = {}, maxPositionals = 0) {
+  try {
+    const parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+    if (parsed.positionals.length > maxPositionals) {
+      throw new UsageError(`Unexpected argument: ${parsed.positionals[maxPositionals]}`);
+    }
+    return parsed;
+  } catch (error) {
+    throw error instanceof UsageError ? error : new UsageError((error as Error).message);
+  }
+}
+
+/**
+ * Connects to DATABASE_URL, or to the development database: the running `npm start` server
+ * if there is one, else the CLI starts it for the duration of the command and migrates it.
+ */
+async function withDatabase(work: (keys: ApiKeyCommands) => Promise<void>): Promise<void> {
+  // Loaded only when needed: production images have no embedded PostgreSQL.
+  const development = process.env.DATABASE_URL
+    ? undefined
+    : await (await import('../dev/embedded-database.js')).useDevelopmentDatabaseUnlessConfigured();
+  const dataSource = standaloneDataSource();
+  try {
+    await dataSource.initialize();
+    if (development) await dataSource.runMigrations({ transaction: 'each' });
+    await withMigrationHint(() => work(new ApiKeyCommands(dataSource)));
+  } finally {
+    if (dataSource.isInitialized) await dataSource.destroy();
+    await development?.stop();
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  if (error instanceof UsageError) console.error(`\n${USAGE}`);
+  process.exit(error instanceof UsageError ? 2 : 1);
+});

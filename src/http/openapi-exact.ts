@@ -1,0 +1,122 @@
+import {
+  HeaderObject,
+  OpenAPIObject,
+  OperationObject,
+  ParameterObject,
+  ResponseObject,
+  SchemaObject,
+} from '@nestjs/swagger';
+import { DATA_CACHE_CONTROL, DATA_VARY, ERROR_CACHE_CONTROL } from './caching';
+
+// Node's default limit on a request's head (request line and headers): longer is a 414 or 431.
+export const MAX_REQUEST_HEAD_BYTES = 16_384;
+
+const text = (description: string, example: string): HeaderObject => ({
+  description,
+  schema: { type: 'string', example },
+});
+const count = (description: string, example: number): HeaderObject => ({
+  description,
+  schema: { type: 'integer', minimum: 0, example },
+});
+
+const EVERY_ANSWER: Record<string, HeaderObject> = {
+  'X-Request-Id': text(
+    'Identifies the request in the logs (the caller’s own if it sent one)',
+    '0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e',
+  ),
+  Vary: text('The body depends on the key and the encoding', DATA_VARY),
+  'RateLimit-Limit': count('Requests allowed in the window (when rate limiting is on)', 600),
+  'RateLimit-Remaining': count('Requests left in the window', 599),
+  'RateLimit-Reset': count('Seconds until the window resets', 60),
+};
+const CACHEABLE: Record<string, HeaderObject> = {
+  ETag: text(
+    'Weak validator of the exact body; send it back in If-None-Match',
+    'W/"5c-Ldl4yQ1mXbG5uS0mZzH6oWm0mJk"',
+  ),
+  'Cache-Control': text('Keep and revalidate; shared caches must not store', DATA_CACHE_CONTROL),
+};
+const ERROR: Record<string, HeaderObject> = {
+  'Cache-Control': text('Errors are never stored', ERROR_CACHE_CONTROL),
+};
+
+const NOT_MODIFIED: ResponseObject = {
+  description: 'If-None-Match matched the current ETag: no body; keep using the stored one',
+  headers: { ...EVERY_ANSWER, ...CACHEABLE },
+};
+// Answered by Node's HTTP parser before the app sees the request: no body.
+const REFUSED_BY_PARSER: Record<string, ResponseObject> = {
+  '414': {
+    description: `The request line is over the server's limit (${MAX_REQUEST_HEAD_BYTES} bytes with the headers)`,
+  },
+  '431': {
+    description: `The request headers are over the server's limit (${MAX_REQUEST_HEAD_BYTES} bytes)`,
+  },
+};
+
+/**
+ * What the decorators cannot say, applied to every data operation alike so that routes added
+ * later get it too: the headers every answer carries, 304/414/431, HEAD beside each GET, and
+ * closed schemas (no property beyond those declared) so that a response drifting from its
+ * shape fails validation.
+ */
+export function makeExact(document: OpenAPIObject): OpenAPIObject {
+  for (const item of Object.values(document.paths)) {
+    const get = item.get;
+    if (!get) continue;
+    get.parameters = get.parameters?.map((parameter) =>
+      'in' in parameter && parameter.in === 'path' ? bounded(parameter) : parameter,
+    );
+    get.responses = {
+      ...get.responses,
+      '304': NOT_MODIFIED,
+      ...REFUSED_BY_PARSER,
+    };
+    for (const [status, response] of Object.entries(get.responses) as [string, ResponseObject][]) {
+      if (!REFUSED_BY_PARSER[status]) addHeaders(status, response);
+    }
+    get.responses = sortByStatus(get.responses);
+    item.head = headOf(get);
+  }
+  for (const schema of Object.values(document.components?.schemas ?? {}) as SchemaObject[]) {
+    close(schema);
+  }
+  return document;
+}
+
+function addHeaders(status: string, response: ResponseObject): void {
+  const own = status.startsWith('2') || status === '304' ? CACHEABLE : ERROR;
+  response.headers = { ...EVERY_ANSWER, ...own, ...response.headers };
+}
+
+// Any id is accepted (an unknown one is a 404); only the request's own limit bounds it.
+function bounded(parameter: ParameterObject): ParameterObject {
+  const schema = parameter.schema as SchemaObject | undefined;
+  return { ...parameter, schema: { ...schema, minLength: 1, maxLength: MAX_REQUEST_HEAD_BYTES } };
+}
+
+function headOf(get: OperationObject): OperationObject {
+  const responses = Object.fromEntries(
+    Object.entries(get.responses).map(([status, response]) => {
+      const { content: _content, ...rest } = response as ResponseObject;
+      return [status, { ...rest }];
+    }),
+  );
+  return {
+    ...get,
+    operationId: `${get.operationId}Head`,
+    summary: `${get.summary} (headers only)`,
+    description: 'Answers like GET, with the same headers and no body.',
+    responses,
+  };
+}
+
+function sortByStatus<T>(responses: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function close(schema: SchemaObject): void {
+  if (schema.type !== 'object' || !schema.properties) return;
+  schema.additionalProperties = false;
+}

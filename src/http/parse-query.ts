@@ -1,0 +1,13 @@
+/**
+ * Express "query parser": form-encoded (`+` is a space, docs/api.md, Endpoints), no bracket syntax, no
+ * key limit, every name kept verbatim (including `__proto__`) and repeats kept as arrays so
+ * StrictQueryPipe can reject them. Malformed percent-escapes never throw.
+ */
+export function parseQuery(queryString: string): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = Object.create(null);
+  for (const [name, value] of new URLSearchParams(queryString)) {
+    const earlier = query[name];
+    query[name] = earlier === undefined ? value : [earlier, value].flat();
+  }
+  return query;
+}

@@ -1,0 +1,105 @@
+import { STATUS_CODES } from 'node:http';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+  NotFoundException,
+  ServiceUnavailableException,
+} from '@nestjs/common';
+import { Request, Response } from 'express';
+import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../database/database-unavailable';
+import { ERROR_CACHE_CONTROL } from './caching';
+import { requestIdOf } from './request-id.middleware';
+import { ProblemDetailsDto } from './problem-details.dto';
+import { ParameterError } from './strict-query.pipe';
+import { UNEXPECTED_ERROR } from './error-texts';
+
+export const RETRY_AFTER_SECONDS_ON_OUTAGE = 5;
+
+interface Problem {
+  status: number;
+  detail: string;
+  errors?: ParameterError[];
+}
+
+/** The only writer of error bodies: RFC 9457 problem details for every error (docs/api.md, Errors). */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger(ProblemDetailsFilter.name);
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const req = host.switchToHttp().getRequest<Request>();
+    const res = host.switchToHttp().getResponse<Response>();
+    if (isHealthReport(exception)) {
+      // Probes read terminus' own report: `{ status: "error", info, error, details }`.
+      res.setHeader('Cache-Control', ERROR_CACHE_CONTROL);
+      res.status(exception.getStatus()).json(exception.getResponse());
+      return;
+    }
+    const requestId = requestIdOf(res);
+    const problem = toProblem(exception);
+    if (problem.status === HttpStatus.SERVICE_UNAVAILABLE) {
+      this.logger.warn(
+        `${req.method} ${req.path}: database unavailable (requestId ${requestId}): ${String(exception)}`,
+      );
+    } else if (problem.status >= 500) {
+      const trace = exception instanceof Error ? exception.stack : String(exception);
+      this.logger.error(`${req.method} ${req.path} failed (requestId ${requestId})`, trace);
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (problem.status === HttpStatus.SERVICE_UNAVAILABLE) {
+      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_ON_OUTAGE));
+    }
+    if (problem.status === HttpStatus.METHOD_NOT_ALLOWED) res.setHeader('Allow', 'GET, HEAD');
+    const body: ProblemDetailsDto = {
+      type: 'about:blank',
+      title: STATUS_CODES[problem.status] ?? 'Error',
+      status: problem.status,
+      detail: problem.detail,
+      instance: req.originalUrl.split('?')[0],
+      requestId,
+      ...(problem.errors && { errors: problem.errors }),
+    };
+    // Sent with `end`, not `send`: an error has no ETag to revalidate and must not be stored.
+    const json = JSON.stringify(body);
+    res.setHeader('Cache-Control', ERROR_CACHE_CONTROL);
+    res.setHeader('Content-Length', Buffer.byteLength(json));
+    res.status(problem.status).type('application/problem+json').end(json);
+  }
+}
+
+function isHealthReport(exception: unknown): exception is ServiceUnavailableException {
+  if (!(exception instanceof ServiceUnavailableException)) return false;
+  const report = exception.getResponse() as { status?: unknown; details?: unknown };
+  return report.status === 'error' && typeof report.details === 'object';
+}
+
+function toProblem(exception: unknown): Problem {
+  if (exception instanceof HttpException) return fromHttpException(exception);
+  if (isDatabaseUnavailable(exception)) {
+    return { status: 503, detail: DATABASE_UNAVAILABLE };
+  }
+  // Errors raised by Express itself (e.g. a path segment that is not valid percent-encoding)
+  // carry a 4xx status; their messages are internal, so only the status is kept.
+  const status = (exception as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return { status, detail: 'The request is malformed' };
+  }
+  return { status: 500, detail: UNEXPECTED_ERROR };
+}
+
+function fromHttpException(exception: HttpException): Problem {
+  const status = exception.getStatus();
+  // Nest's own "no route" 404 repeats the URL, query string included; keep secrets out of it.
+  if (exception instanceof NotFoundException && exception.message.startsWith('Cannot ')) {
+    return { status, detail: 'No resource exists at this path' };
+  }
+  const response = exception.getResponse() as { errors?: ParameterError[] };
+  return { status, detail: exception.message, errors: response.errors };
+}

@@ -1,0 +1,74 @@
+import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { getMetadataStorage, validateSync } from 'class-validator';
+import { INVALID_QUERY } from './error-texts';
+import { CursorCodec, CursorError, cursorBindingOf } from './signed-cursor';
+
+export interface ParameterError {
+  name: string;
+  reason: string;
+}
+
+/**
+ * Validates every `@Query()` DTO against the raw query (docs/api.md, Endpoints): unknown names, repeated
+ * names and invalid values are each reported, all at once. Names are checked against the DTO
+ * before class-transformer sees them, so `__proto__` or `constructor` cannot slip through.
+ */
+const CURSOR_REASONS: Record<CursorError, string> = {
+  malformed: 'is not a cursor issued by this service',
+  'other-scope': 'was issued for another endpoint or other filters; repeat the ones it came with',
+};
+
+@Injectable()
+export class StrictQueryPipe implements PipeTransform {
+  constructor(private readonly cursors: CursorCodec) {}
+
+  transform(value: unknown, { type, metatype }: ArgumentMetadata): unknown {
+    if (type !== 'query' || !metatype) return value;
+    const query = value as Record<string, unknown>;
+    const known = declaredNames(metatype);
+    const errors: ParameterError[] = [];
+    const accepted: Record<string, unknown> = Object.create(null);
+    for (const [name, value] of Object.entries(query)) {
+      if (!known.has(name)) errors.push({ name, reason: 'is not a known parameter' });
+      else if (Array.isArray(value)) errors.push({ name, reason: 'must be given only once' });
+      else accepted[name] = value;
+    }
+    const dto = plainToInstance(metatype, accepted) as object;
+    for (const error of validateSync(dto, { forbidUnknownValues: false })) {
+      errors.push({ name: error.property, reason: Object.values(error.constraints ?? {})[0] });
+    }
+    this.decodeCursor(dto, errors);
+    if (errors.length > 0) {
+      const order = Object.keys(query);
+      errors.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+      throw invalidQuery(errors);
+    }
+    return dto;
+  }
+
+  /** A signed cursor that passed the plain checks is verified against its request's scope. */
+  private decodeCursor(dto: object, errors: ParameterError[]): void {
+    const binding = cursorBindingOf(dto.constructor);
+    const fields = dto as Record<string, unknown>;
+    const cursor = binding && fields[binding.property];
+    if (!binding || typeof cursor !== 'string') return;
+    if (errors.some((error) => error.name === binding.property)) return;
+    const position = this.cursors.decode(cursor, binding.scope(dto));
+    if (typeof position === 'string') {
+      errors.push({ name: binding.property, reason: CURSOR_REASONS[position] });
+    } else {
+      fields[binding.target] = position;
+    }
+  }
+}
+
+/** The 400 for bad query parameters, each named with its reason. */
+export function invalidQuery(errors: ParameterError[]): BadRequestException {
+  return new BadRequestException({ message: INVALID_QUERY, errors });
+}
+
+function declaredNames(dto: new () => unknown): Set<string> {
+  const rules = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+  return new Set(rules.map((rule) => rule.propertyName));
+}

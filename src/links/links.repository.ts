@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseReader } from '../database/database-reader';
+import { columnOf, tableOf } from '../database/entity-columns';
+import { afterPosition, LIST_ORDER, ListPosition } from '../database/list-order';
+import { printedTimestamp } from '../database/printed-timestamp';
+import { isStorableText } from '../database/storable-text';
+import { Link } from './link.entity';
+
+/** A link as read for the API: timestamps as PostgreSQL prints them (printedTimestamp). */
+export interface LinkRow {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const LINKS = tableOf(Link);
+const column = (property: keyof Link & string) => columnOf(Link, property);
+export const LINK_COLUMNS = `${column('id')} AS "id",
+  ${printedTimestamp(column('createdAt'))} AS "createdAt",
+  ${printedTimestamp(column('updatedAt'))} AS "updatedAt"`;
+
+export function linkQuery(id: string) {
+  return { text: `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE ${column('id')} = $1`, params: [id] };
+}
+
+/** Up to `size` links in list order, after `after` when given. */
+export function linksBatchQuery(size: number, after?: ListPosition) {
+  const params: unknown[] = [size];
+  let where = '';
+  if (after) {
+    params.push(after.createdAt, after.id);
+    where = `WHERE ${afterPosition('$2::timestamptz', '$3::text')}`;
+  }
+  const text = `
+    SELECT ${LINK_COLUMNS} FROM ${LINKS} ${where} ORDER BY ${LIST_ORDER} LIMIT $1::int`;
+  return { text, params };
+}
+
+/** The links table: the only place its SQL is written. */
+@Injectable()
+export class LinksRepository {
+  constructor(private readonly database: DatabaseReader) {}
+
+  async findById(id: string): Promise<LinkRow | undefined> {
+    // PostgreSQL text cannot hold NUL: such an id matches no row, and is not sent.
+    if (!isStorableText(id)) return undefined;
+    const { text, params } = linkQuery(id);
+    const [row] = await this.database.query<LinkRow[]>(text, params);
+    return row;
+  }
+
+  batch(size: number, after?: ListPosition): Promise<LinkRow[]> {
+    const { text, params } = linksBatchQuery(size, after);
+    return this.database.query<LinkRow[]>(text, params);
+  }
+}
