@@ -39,7 +39,7 @@ async function fullWalk(base, headers, pid) {
 
 /** Database time of a caught-up poll: its two statements, from EXPLAIN ANALYZE (median of 21). */
 async function pollDatabaseMs(databaseUrl, cursorPosition) {
-  const { SAFE_POINT_QUERY, changesQuery } = await import('../dist/changes/changes.sql.js');
+  const { SAFE_POINT_QUERY, changesQuery } = await import('../dist/changes/changes.repository.js');
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const median = (values) => values.sort((a, b) => a - b)[values.length >> 1];

@@ -2,6 +2,7 @@ import { All, Controller, Get, Header, MethodNotAllowedException, Query } from '
 import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../http/api-error-responses.decorator';
 import { READ_ONLY } from '../http/error-texts';
+import { renderChangesPage } from './changes.renderer';
 import { ChangesService } from './changes.service';
 import { ClientChangesResponse, LinkChangesResponse } from './dto/changes-page.response';
 import { ClientChangesQuery, LinkChangesQuery } from './dto/changes.query';
@@ -29,10 +30,10 @@ export class ChangesController {
     example: CLIENT_CHANGES_EXAMPLE,
   })
   @ApiErrorResponses(400)
-  // The body is JSON text rendered by the service.
+  // The body is JSON text written by the renderer.
   @Header('Content-Type', 'application/json; charset=utf-8')
-  clients(@Query() query: ClientChangesQuery): Promise<string> {
-    return this.changes.clients(query);
+  async clients(@Query() query: ClientChangesQuery): Promise<string> {
+    return renderChangesPage(await this.changes.clients(query));
   }
 
   @Get('links')
@@ -48,8 +49,8 @@ export class ChangesController {
   })
   @ApiErrorResponses(400)
   @Header('Content-Type', 'application/json; charset=utf-8')
-  links(@Query() query: LinkChangesQuery): Promise<string> {
-    return this.changes.links(query);
+  async links(@Query() query: LinkChangesQuery): Promise<string> {
+    return renderChangesPage(await this.changes.links(query));
   }
 
   // Registered after the GET routes, so it only sees the other methods.

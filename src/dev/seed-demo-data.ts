@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 export const DEMO_LINK_COUNT = 40;
 export const DEMO_CLIENT_COUNT = 3000;
@@ -15,6 +15,7 @@ export async function seedDemoData(dataSource: DataSource): Promise<boolean> {
       'SELECT count(*)::int AS count FROM links',
     );
     if (count > 0) return false;
+    await keepGivenTimestamps(manager);
     await manager.query(
       `INSERT INTO links (id, created_at, updated_at)
        SELECT 'link-' || lpad(i::text, 2, '0'),
@@ -39,4 +40,18 @@ export async function seedDemoData(dataSource: DataSource): Promise<boolean> {
     );
     return true;
   });
+}
+
+/**
+ * The updated_at trigger stamps every write with its own time; the demo set keeps the times
+ * it gives (the docs show them) wherever the role may switch triggers off for its transaction,
+ * as the embedded database's superuser can. Elsewhere the rows carry the time of seeding.
+ */
+async function keepGivenTimestamps(manager: EntityManager): Promise<void> {
+  await manager.query('SAVEPOINT keep_timestamps');
+  try {
+    await manager.query('SET LOCAL session_replication_role = replica');
+  } catch {
+    await manager.query('ROLLBACK TO SAVEPOINT keep_timestamps');
+  }
 }

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { changesQuery, Feed, SAFE_POINT_QUERY } from '../../src/changes/changes.sql';
+import { changesQuery, Feed, SAFE_POINT_QUERY } from '../../src/changes/changes.repository';
 import { isoMicros } from '../../src/database/printed-timestamp';
 import { createSuiteDatabase, dropSuiteDatabase } from '../support/database';
 

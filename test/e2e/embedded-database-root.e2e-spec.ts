@@ -19,7 +19,7 @@ asRoot('embedded PostgreSQL started as root', () => {
   }, 120000);
 
   afterAll(() => {
-    rmSync(privateDir, { recursive: true, force: true });
+    if (privateDir) rmSync(privateDir, { recursive: true, force: true });
   });
 
   it('refuses a folder the postgres user cannot enter, in one sentence saying what to do', async () => {

@@ -75,7 +75,14 @@ describe('Read replicas (DATABASE_REPLICA_URLS)', () => {
     });
     await replica.end();
     await cluster.stopReplica();
-    const down = await request(t.app.getHttpServer()).get('/health/ready').expect(503);
+    // A ping's answer is reused for a moment (PING_CACHE_MS), so the replica shows down shortly.
+    const down = await waitFor(
+      async () => {
+        const res = await request(t.app.getHttpServer()).get('/health/ready');
+        return res.status === 503 && res;
+      },
+      { what: 'readiness to report the stopped replica' },
+    );
     expect(down.body.error['replica-0']).toMatchObject({ status: 'down' });
     expect(down.body.info.database).toMatchObject({ status: 'up' });
   });

@@ -1,6 +1,9 @@
-import { CLIENT_COLUMNS } from '../clients/clients.repository';
+import { Injectable } from '@nestjs/common';
+import { CLIENT_COLUMNS, ClientRow } from '../clients/clients.repository';
 import { LINK_COLUMNS } from '../links/links.repository';
-import { printedTimestamp } from '../database/printed-timestamp';
+import { DatabaseReader } from '../database/database-reader';
+import { isoMicros, printedTimestamp } from '../database/printed-timestamp';
+import { isStorableText } from '../database/storable-text';
 import { CursorPosition } from '../http/signed-cursor';
 
 export type Feed = 'links' | 'clients';
@@ -24,9 +27,6 @@ export const SAFE_POINT_QUERY = `
         THEN '-infinity'::timestamptz
       ELSE least(now(), min(xact_start)) - ${SAFE_POINT_MARGIN} END`)} AS "safePoint"
   FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname = current_database()`;
-
-/** The safe point query as a builder's answer, like the page queries. */
-export const safePointQuery = () => ({ text: SAFE_POINT_QUERY, params: [] as unknown[] });
 
 // The links columns are unqualified, which the alias `c` does not disturb.
 const FEED_COLUMNS: Record<Feed, string> = { links: LINK_COLUMNS, clients: CLIENT_COLUMNS };
@@ -55,4 +55,28 @@ export function changesQuery(
     SELECT ${FEED_COLUMNS[feed]} FROM ${feed} AS c WHERE ${conditions.join(' AND ')}
     ORDER BY c.updated_at, c.id COLLATE "C" LIMIT $4::int + 1`;
   return { text, params };
+}
+
+/** A feed row: a client, or a link (whose row lacks the client fields). */
+export type FeedRow = ClientRow;
+
+/** The feeds' reads: the safe point, then a page before it, both on the primary. */
+@Injectable()
+export class ChangesRepository {
+  constructor(private readonly database: DatabaseReader) {}
+
+  /** Up to `limit` + 1 rows after `after`, none at or past the safe point (read first). */
+  async page(feed: Feed, after: CursorPosition, limit: number, linkId?: string) {
+    // A link id with NUL matches nothing, and PostgreSQL would reject the query.
+    if (!isStorableText(linkId ?? '')) return [];
+    const safePoint = await this.safePoint();
+    const { text, params } = changesQuery(feed, after, isoMicros(safePoint), limit, linkId);
+    return this.database.query<FeedRow[]>(text, params, { primary: true });
+  }
+
+  private async safePoint(): Promise<string> {
+    const text = SAFE_POINT_QUERY;
+    const [row] = await this.database.query<{ safePoint: string }[]>(text, [], { primary: true });
+    return row.safePoint;
+  }
 }
