@@ -4,7 +4,17 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-consumers/', 'coverage/', '.data/', 'node_modules/'] },
+  {
+    ignores: [
+      'dist/',
+      'dist-consumers/',
+      'coverage/',
+      '.data/',
+      'node_modules/',
+      '.stryker-tmp/',
+      'reports/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

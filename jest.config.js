@@ -11,16 +11,59 @@ const swc = [
   },
 ];
 
-module.exports = {
+// The specs that start processes, build images, sit behind proxies, read query plans, drive a
+// browser or fuzz: minutes, where the rest take seconds. `npx jest --selectProjects e2e` skips them.
+const OPERATIONAL = [
+  'changes-no-gaps',
+  'changes-query-plans',
+  'database-outage',
+  'database-tls',
+  'docs-browser',
+  'embedded-database-root',
+  'fuzz',
+  'graceful-shutdown',
+  'kubernetes',
+  'least-privilege',
+  'logging',
+  'malformed-http',
+  'operations',
+  'pgbouncer',
+  'production-start',
+  'query-plans',
+  'rate-limit-redis',
+  'read-replicas',
+  'runtime-image',
+  'sync-clients',
+];
+const operational = OPERATIONAL.map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`);
+
+/** What every project shares: each test file gets its own database and the contract check. */
+const shared = {
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   // NestJS 12 ships ES modules only; Jest's CommonJS runtime needs them transformed.
   transform: { '^.+\\.(t|j)s$': swc },
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // Stryker's sandboxes hold copies of the tests.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/.stryker-tmp/'],
+  modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp/'],
   setupFiles: ['<rootDir>/test/support/suite-env.ts'],
   // The contract test: every e2e response is checked against openapi.json.
   setupFilesAfterEnv: ['<rootDir>/test/support/contract-hook.ts'],
+};
+
+module.exports = {
+  // Once per run, whichever projects are selected.
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30000,
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testPathIgnorePatterns: [...shared.testPathIgnorePatterns, ...operational],
+    },
+    { ...shared, displayName: 'operational', testMatch: operational },
+  ],
 };

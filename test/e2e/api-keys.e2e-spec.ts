@@ -4,17 +4,15 @@ import request from 'supertest';
 import { ApiKeyCommands } from '../../src/api-keys/api-key-commands';
 import { generateApiKey } from '../../src/api-keys/api-key-format';
 import { createTestApp, TestApp } from '../support/create-app';
+import { waitFor } from '../support/wait-for';
 
 const KEY_CACHE_TTL_MS = 500;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `check` every 50 ms until it holds or `timeoutMs` passes; returns the time it took. */
+/** Waits until `check` holds, failing after `timeoutMs`; returns the time it took. */
 async function within(timeoutMs: number, check: () => Promise<boolean>): Promise<number> {
   const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
-    await sleep(50);
-  }
+  await waitFor(check, { what: `a check to hold within ${timeoutMs} ms`, timeoutMs });
   return Date.now() - start;
 }
 

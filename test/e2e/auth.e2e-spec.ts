@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
+import { expectProblem } from '../support/problem';
 
 const CHALLENGE = 'Bearer realm="api"';
 const INVALID_TOKEN = 'Bearer realm="api", error="invalid_token"';
@@ -17,16 +18,11 @@ describe('Authentication (docs/api.md, Authentication)', () => {
   afterAll(() => t.close());
 
   const expect401 = async (res: request.Response, challenge: string) => {
-    expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toBe(challenge);
-    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.body).toEqual({
-      type: 'about:blank',
-      title: 'Unauthorized',
+    expectProblem(res, {
       status: 401,
+      title: 'Unauthorized',
       detail: 'A valid API key is required: Authorization: Bearer <key>',
-      instance: expect.any(String),
-      requestId: res.headers['x-request-id'],
     });
   };
 

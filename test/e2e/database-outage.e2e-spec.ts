@@ -3,7 +3,9 @@ import { runInNewContext } from 'node:vm';
 import { Client as PgClient } from 'pg';
 import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
+import { expectProblem } from '../support/problem';
 import { TcpProxy } from '../support/tcp-proxy';
+import { waitFor } from '../support/wait-for';
 
 // The heap still in use after a full collection: garbage from the load does not count.
 setFlagsFromString('--expose-gc');
@@ -14,6 +16,10 @@ const liveHeap = () => {
 };
 
 const TIMEOUT_MS = 1000;
+// Bounds on elapsed time sit far from both the expected time (one TIMEOUT_MS) and the time the
+// bug would take (forever, or one TIMEOUT_MS per wave of queued requests), so a busy machine
+// cannot fail them and a missing timeout cannot pass them.
+const HANG_BOUND_MS = TIMEOUT_MS * 5;
 
 // The app reaches its database through a TCP proxy the test can cut, as a network or database
 // outage would; the fixtures connect directly.
@@ -39,17 +45,12 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
   });
 
   const expect503 = (res: request.Response) => {
-    expect(res.status).toBe(503);
-    expect(res.headers['retry-after']).toBe('5');
-    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.body).toEqual({
-      type: 'about:blank',
-      title: 'Service Unavailable',
+    expectProblem(res, {
       status: 503,
+      title: 'Service Unavailable',
       detail: 'The database is unavailable; retry later',
-      instance: expect.any(String),
-      requestId: res.headers['x-request-id'],
     });
+    expect(res.headers['retry-after']).toBe('5');
   };
 
   const timed = async (path: string) => {
@@ -66,7 +67,7 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
       await locker.query('LOCK TABLE clients IN ACCESS EXCLUSIVE MODE');
       const { res, elapsed } = await timed('/api/data/clients');
       expect503(res);
-      expect(elapsed).toBeLessThan(TIMEOUT_MS * 3);
+      expect(elapsed).toBeLessThan(HANG_BOUND_MS);
     } finally {
       await locker.query('ROLLBACK');
       await locker.end();
@@ -75,29 +76,23 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
   });
 
   it('bounds the wait when more requests than pooled connections stall, and stays responsive', async () => {
-    // The document is built on its first request (once, several hundred ms): build it now, so
-    // that what is timed below is the event loop's responsiveness, not that one-off build.
-    await timed('/docs/openapi.json');
     const locker = new PgClient({ connectionString: directUrl.toString() });
     await locker.connect();
     try {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE clients IN ACCESS EXCLUSIVE MODE');
-      // Three times the pool (10): most requests wait for a connection, not for the query.
+      // Five times the pool (10): most requests wait for a connection, not for the query. Were
+      // that wait unbounded, they would fail in five waves, one TIMEOUT_MS apart.
       const started = Date.now();
-      const stalled = Array.from({ length: 30 }, (_, i) =>
-        timed(`/api/data/clients?limit=${i + 1}`),
+      let settled = 0;
+      const stalled = Array.from({ length: 50 }, (_, i) =>
+        timed(`/api/data/clients?limit=${i + 1}`).finally(() => settled++),
       );
-      // Meanwhile the event loop answers at once.
-      const { elapsed: docsElapsed } = await timed('/docs/openapi.json');
-      expect(docsElapsed).toBeLessThan(TIMEOUT_MS / 2);
-      for (const { res, elapsed } of await Promise.all(stalled)) {
-        expect503(res);
-        // Unbounded, the last of three rounds of 10 would wait ~3 × the timeout; the margin is
-        // for a loaded machine's scheduling, not for the database.
-        expect(elapsed).toBeLessThan(TIMEOUT_MS * 1.9);
-      }
-      expect(Date.now() - started).toBeLessThan(TIMEOUT_MS * 2.5);
+      // Meanwhile routes that need no database answer, while stalled requests still wait.
+      await request(t.app.getHttpServer()).get('/docs/openapi.json').expect(200);
+      expect(settled).toBeLessThan(stalled.length);
+      for (const { res } of await Promise.all(stalled)) expect503(res);
+      expect(Date.now() - started).toBeLessThan(TIMEOUT_MS * 4);
     } finally {
       await locker.query('ROLLBACK');
       await locker.end();
@@ -116,19 +111,16 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
     ]) {
       const { res, elapsed } = await timed(path);
       expect503(res);
-      expect(elapsed).toBeLessThan(TIMEOUT_MS * 3);
+      expect(elapsed).toBeLessThan(HANG_BOUND_MS);
     }
     // Routes that need no database keep working.
     await request(t.app.getHttpServer()).get('/docs/openapi.json').expect(200);
 
     await proxy.up();
-    const deadline = Date.now() + 10000;
-    let status = 0;
-    while (status !== 200 && Date.now() < deadline) {
-      status = (await get('/api/data/links')).status;
-      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(status).toBe(200);
+    await waitFor(async () => (await get('/api/data/links')).status === 200, {
+      what: 'List Links to answer 200 once the database is back',
+      intervalMs: 100,
+    });
   });
 
   it('under steady load through an outage: every answer a 200 or a fast 503, bounded memory, recovery', async () => {
@@ -157,7 +149,7 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
     await Promise.all(clients);
     expect([...statuses.keys()].sort()).toEqual(expect.arrayContaining([503]));
     expect([...statuses.keys()].every((status) => [200, 404, 503].includes(status))).toBe(true);
-    expect(slowest).toBeLessThan(TIMEOUT_MS * 3);
+    expect(slowest).toBeLessThan(HANG_BOUND_MS);
     // Thousands of failed requests leave no pile-up behind: the live heap (after a full
     // collection) grows by a few MB here; the bound is generous, the test process shares it.
     expect(heapDuring - heapBefore).toBeLessThan(30 * 1024 * 1024);

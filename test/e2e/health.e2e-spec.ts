@@ -5,6 +5,7 @@ import { DatabasePings } from '../../src/health/database-pings';
 import { ShutdownState } from '../../src/health/shutdown-state';
 import { createTestApp, TestApp } from '../support/create-app';
 import { TcpProxy } from '../support/tcp-proxy';
+import { waitFor } from '../support/wait-for';
 
 const HEALTH_TIMEOUT_MS = 500;
 const databaseUp = { status: 'up', responseTime: expect.any(Number) };
@@ -87,13 +88,10 @@ describe('Health probes', () => {
     } finally {
       await proxy.up();
     }
-    const deadline = Date.now() + 10000;
-    let status = 0;
-    while (status !== 200 && Date.now() < deadline) {
-      status = (await get('/health/ready')).status;
-      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(status).toBe(200);
+    await waitFor(async () => (await get('/health/ready')).status === 200, {
+      what: 'readiness once the database is back',
+      intervalMs: 100,
+    });
   });
 
   it('ready: 200 while every connection of the request pool is held by a slow query', async () => {
@@ -104,7 +102,10 @@ describe('Health probes', () => {
     );
     try {
       await sleep(PING_CACHE_MS + 100);
-      while (pool.totalCount - pool.idleCount < pool.options.max) await sleep(20);
+      await waitFor(() => pool.totalCount - pool.idleCount === pool.options.max, {
+        what: 'every pooled connection to be busy',
+        intervalMs: 20,
+      });
       const started = Date.now();
       const res = await get('/health/ready').expect(200);
       expect(res.body.info.database).toEqual(databaseUp);

@@ -12,6 +12,7 @@ import { AppModule } from '../../src/app.module';
 import { APP_OPTIONS, configureApp } from '../../src/app.setup';
 import { standaloneDataSource } from '../../src/standalone-data-source';
 import { insertClients, insertLinks } from '../support/fixtures';
+import { waitFor } from '../support/wait-for';
 
 const run = promisify(execFile);
 const ROLES_SQL = join(__dirname, '../../deploy/sql/roles.sql');
@@ -97,12 +98,15 @@ describe('Least privilege: the API as links_clients_api, migrations as the owner
     expect((await get('/api/data/clients?linkId=link-a&limit=1')).body.meta.total).toBe(1);
     expect((await get('/api/data/clients/client-a')).body.status).toBe('new');
     await request(app.getHttpServer()).get('/health/ready').expect(200);
-    const deadline = Date.now() + 5000;
-    let lastUsed: Date | null = null;
-    while (lastUsed === null && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      [{ last_used_at: lastUsed }] = await admin.query(`SELECT last_used_at FROM api_keys`);
-    }
+    const lastUsed = await waitFor(
+      async () =>
+        (
+          (await admin.query(`SELECT last_used_at FROM api_keys`)) as {
+            last_used_at: Date | null;
+          }[]
+        )[0].last_used_at,
+      { what: 'api_keys.last_used_at to be written', timeoutMs: 5000, intervalMs: 100 },
+    );
     expect(lastUsed).toBeInstanceOf(Date);
   });
 

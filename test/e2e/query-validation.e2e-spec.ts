@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
+import { expectProblem } from '../support/problem';
 
 const PAGE = 'must be an integer from 1 to 2147483647';
 const LIMIT = 'must be an integer from 1 to 1000';
@@ -94,15 +95,12 @@ describe('List Clients query validation (docs/api.md, Endpoints)', () => {
     const res = await request(t.app.getHttpServer())
       .get(`/api/data/clients?${query}`)
       .set(AUTH)
-      .expect(400)
-      .expect('Content-Type', /^application\/problem\+json/);
-    expect(res.body).toEqual({
-      type: 'about:blank',
-      title: 'Bad Request',
+      .expect(400);
+    expectProblem(res, {
       status: 400,
+      title: 'Bad Request',
       detail: 'Invalid query parameters',
       instance: '/api/data/clients',
-      requestId: res.headers['x-request-id'],
       errors,
     });
   });

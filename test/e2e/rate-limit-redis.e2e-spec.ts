@@ -6,6 +6,7 @@ import Redis from 'ioredis';
 import request from 'supertest';
 import { createTestApp, TestApp } from '../support/create-app';
 import { TcpProxy } from '../support/tcp-proxy';
+import { waitFor } from '../support/wait-for';
 
 const PER_KEY = 3;
 const prefix = 'test:';
@@ -104,11 +105,10 @@ describe('Rate limits when Redis goes away and comes back', () => {
   it('returns to Redis once it is back, saying so once', async () => {
     await redis.flushall();
     await proxy.up();
-    const deadline = Date.now() + 10_000;
-    while ((await gauge()) !== '1' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(await gauge()).toBe('1');
+    await waitFor(async () => (await gauge()) === '1', {
+      what: 'the Redis gauge to read 1',
+      intervalMs: 100,
+    });
     expect(await statuses('test-key-rotated', 1)).toEqual([200]);
     expect(await storedKeys()).toHaveLength(1);
     expect(messages(log).filter((message) => message.startsWith('Redis is back'))).toHaveLength(1);

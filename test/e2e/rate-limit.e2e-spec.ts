@@ -2,6 +2,7 @@ import request from 'supertest';
 import { ApiKeyCommands } from '../../src/api-keys/api-key-commands';
 import { createTestApp, TestApp } from '../support/create-app';
 import { OpenApiChecker } from '../support/openapi';
+import { expectProblem } from '../support/problem';
 
 const PER_KEY = 3;
 const PER_IP = 2;
@@ -42,11 +43,9 @@ describe('Rate limits, in memory', () => {
       expectHeaders(res, PER_KEY, PER_KEY - 1 - i);
     }
     const res = await get('Bearer test-key-primary').expect(429);
-    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.body).toMatchObject({
-      type: 'about:blank',
-      title: 'Too Many Requests',
+    expectProblem(res, {
       status: 429,
+      title: 'Too Many Requests',
       detail: 'Rate limit exceeded; retry after the seconds in Retry-After',
     });
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);

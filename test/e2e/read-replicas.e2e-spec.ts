@@ -15,13 +15,8 @@ describe('Read replicas (DATABASE_REPLICA_URLS)', () => {
   const get = (path: string) => request(t.app.getHttpServer()).get(path).set(AUTH);
   const linkIds = async () =>
     ((await get('/api/data/links').expect(200)).body.data as { id: string }[]).map((l) => l.id);
-  const until = async (check: () => Promise<boolean>) => {
-    const deadline = Date.now() + 10000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error('timed out');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const until = (check: () => Promise<boolean>) =>
+    waitFor(check, { what: 'the replica to catch up', intervalMs: 100 });
 
   beforeAll(async () => {
     await cluster.start();

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from './wait-for';
 
 const BINARY = '/usr/sbin/pgbouncer';
 
@@ -70,17 +71,15 @@ export class PgBouncer {
 }
 
 async function waitForPort(port: number): Promise<void> {
-  const deadline = Date.now() + 10000;
-  for (;;) {
-    const isOpen = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      const done = (isUp: boolean) => (socket.destroy(), resolve(isUp));
-      socket.once('connect', () => done(true)).once('error', () => done(false));
-    });
-    if (isOpen) return;
-    if (Date.now() > deadline) throw new Error(`PgBouncer did not listen on ${port}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        const done = (isUp: boolean) => (socket.destroy(), resolve(isUp));
+        socket.once('connect', () => done(true)).once('error', () => done(false));
+      }),
+    { what: `PgBouncer to listen on ${port}` },
+  );
 }
 
 export function freePort(): Promise<number> {
