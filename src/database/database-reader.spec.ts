@@ -9,8 +9,17 @@ interface Sent {
   text: string;
 }
 
-/** A data source whose pools answer after `ms`, recording what was sent and released. */
-function readerAnsweringIn(ms: number, mode: 'master' | 'slave' = 'slave', connectMs = 0) {
+/**
+ * A data source whose pools answer after `ms`, recording what was sent and released. The
+ * deadline is far beyond `ms` unless a test is about the deadline (a loaded machine may delay a
+ * 0 ms timer by tens of milliseconds).
+ */
+function readerAnsweringIn(
+  ms: number,
+  mode: 'master' | 'slave' = 'slave',
+  connectMs = 0,
+  timeoutMs = 5000,
+) {
   const sent: Sent[] = [];
   const released: unknown[] = [];
   const connect = (pool: string) => async () => {
@@ -41,7 +50,7 @@ function readerAnsweringIn(ms: number, mode: 'master' | 'slave' = 'slave', conne
       obtainMasterConnection: connect('primary'),
     },
   } as unknown as DataSource;
-  const env = { DATABASE_TIMEOUT_MS: 50 } as DatabaseEnv;
+  const env = { DATABASE_TIMEOUT_MS: timeoutMs } as DatabaseEnv;
   return { reader: new DatabaseReader(dataSource, env), sent, released };
 }
 
@@ -80,7 +89,7 @@ describe('DatabaseReader', () => {
   });
 
   it('does not run a query whose caller was given up on before it got a connection', async () => {
-    const { reader, sent, released } = readerAnsweringIn(1, 'slave', 100);
+    const { reader, sent, released } = readerAnsweringIn(1, 'slave', 100, 50);
     await expect(reader.query('SELECT 1', [])).rejects.toBeInstanceOf(ServiceUnavailableException);
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(sent).toEqual([]);
@@ -88,7 +97,7 @@ describe('DatabaseReader', () => {
   });
 
   it('answers 503 once DATABASE_TIMEOUT_MS has passed, and still releases the connection later', async () => {
-    const { reader, released } = readerAnsweringIn(200);
+    const { reader, released } = readerAnsweringIn(200, 'slave', 0, 50);
     const started = Date.now();
     await expect(reader.query('SELECT pg_sleep(1)', [])).rejects.toBeInstanceOf(
       ServiceUnavailableException,
