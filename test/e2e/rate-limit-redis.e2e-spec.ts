@@ -1,23 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { AddressInfo, createServer } from 'node:net';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { createTestApp, TestApp } from '../support/create-app';
 import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
+import { freePort } from '../support/free-port';
 
 const PER_KEY = 3;
 const prefix = 'test:';
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  return port;
-}
 
 /** A Redis of the test's own (no other suite can touch its keys), ready to accept connections. */
 async function startRedis(port: number): Promise<ChildProcess> {
