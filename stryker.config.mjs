@@ -11,62 +11,15 @@ if (!process.env.DATABASE_URL) {
   );
 }
 
-// src/common became src/http; both are listed so the config fits either layout. The key checks
-// the guard calls live in src/api-keys.
-const requestPath = ['clients', 'links', 'changes', 'auth', 'api-keys', 'common', 'http'];
-const unitSpecs = requestPath.map((dir) => `<rootDir>/src/${dir}/**/*.spec.ts`);
-// The fast end-to-end specs over these folders; the operational ones (processes, images,
-// proxies, query plans, browsers, fuzzing) add minutes per mutant and kill nothing more here.
-const e2eSpecs = [
-  'smoke',
-  'clients',
-  'links',
-  'changes',
-  'auth',
-  'api-keys',
-  'errors',
-  'query-validation',
-  'cursor-paging',
-  'cursor-secret',
-  'http-caching',
-  'hardening',
-  'cors',
-  'count-cache',
-  'links-stream-failure',
-  'request-ordering',
-].map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`);
-
-// Stryker's per-test coverage wraps the top-level test environment and setup files, so it gets
-// one flat Jest config: the run-wide options plus the settings every project shares.
-const { projects, ...runOptions } = createRequire(import.meta.url)('./jest.config.js');
-const e2e = projects.find((project) => project.displayName === 'e2e');
-const shared = Object.fromEntries(
-  [
-    'testEnvironment',
-    'transform',
-    'transformIgnorePatterns',
-    'setupFiles',
-    'setupFilesAfterEnv',
-  ].map((key) => [key, e2e[key]]),
+const { REQUEST_PATH: requestPath } = createRequire(import.meta.url)(
+  './test/mutation/jest.config.js',
 );
-
-// MUTATION_SPECS=unit: the unit specs alone, a quick loop over the pure modules (a minute per
-// file, not the hours the end-to-end specs take; see docs/development.md).
-const specs = process.env.MUTATION_SPECS === 'unit' ? unitSpecs : [...unitSpecs, ...e2eSpecs];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   packageManager: 'npm',
   testRunner: 'jest',
-  jest: {
-    projectType: 'custom',
-    config: {
-      ...runOptions,
-      ...shared,
-      projects: undefined,
-      testMatch: specs,
-    },
-  },
+  jest: { projectType: 'custom', configFile: 'test/mutation/jest.config.js' },
   mutate: [
     ...requestPath.map((dir) => `src/${dir}/**/*.ts`),
     '!src/**/*.spec.ts',
@@ -75,6 +28,9 @@ export default {
     '!src/**/*.dto.ts',
     '!src/**/dto/**',
     '!src/**/*.entity.ts',
+    '!src/**/*.decorator.ts',
+    // The OpenAPI document, built once at start (checked by openapi:check and the contract hook).
+    '!src/http/openapi*.ts',
     // The key CLI's commands, not the request path.
     '!src/api-keys/api-key-commands.ts',
   ],
