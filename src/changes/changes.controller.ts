@@ -1,7 +1,7 @@
-import { All, Controller, Get, Header, MethodNotAllowedException, Query } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Header, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../http/api-error-responses.decorator';
-import { READ_ONLY } from '../http/error-texts';
+import { ReadOnlyController } from '../http/read-only.controller';
 import { renderChangesPage } from './changes.renderer';
 import { ChangesService } from './changes.service';
 import { ClientChangesResponse, LinkChangesResponse } from './dto/changes-page.response';
@@ -15,8 +15,10 @@ const FEED_NOTE =
 
 @ApiTags('changes')
 @Controller('api/data/changes')
-export class ChangesController {
-  constructor(private readonly changes: ChangesService) {}
+export class ChangesController extends ReadOnlyController(['clients', 'links']) {
+  constructor(private readonly changes: ChangesService) {
+    super();
+  }
 
   @Get('clients')
   @ApiOperation({
@@ -51,12 +53,5 @@ export class ChangesController {
   @Header('Content-Type', 'application/json; charset=utf-8')
   async links(@Query() query: LinkChangesQuery): Promise<string> {
     return renderChangesPage(await this.changes.links(query));
-  }
-
-  // Registered after the GET routes, so it only sees the other methods.
-  @All(['clients', 'links'])
-  @ApiExcludeEndpoint()
-  rejectOtherMethods(): never {
-    throw new MethodNotAllowedException(READ_ONLY);
   }
 }

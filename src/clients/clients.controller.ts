@@ -19,7 +19,7 @@ import { ListClientsQuery } from './dto/list-clients.query';
 
 @ApiTags('clients')
 @Controller('api/data/clients')
-export class ClientsController extends ReadOnlyController {
+export class ClientsController extends ReadOnlyController() {
   constructor(private readonly clientsService: ClientsService) {
     super();
   }

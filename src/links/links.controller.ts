@@ -11,7 +11,7 @@ import { LinksService } from './links.service';
 
 @ApiTags('links')
 @Controller('api/data/links')
-export class LinksController extends ReadOnlyController {
+export class LinksController extends ReadOnlyController() {
   constructor(private readonly linksService: LinksService) {
     super();
   }
