@@ -13,10 +13,6 @@ export class ApiKeys {
     this.digests = keys.map(hashApiKey);
   }
 
-  includes(candidate: string): boolean {
-    return this.indexOf(candidate) !== -1;
-  }
-
   /** Position of the key in API_KEYS, or -1; it names the key in rate limits without the key. */
   indexOf(candidate: string): number {
     const candidateDigest = hashApiKey(candidate);
