@@ -1,4 +1,16 @@
-import { validateDatabaseEnv, validateEnv } from './env';
+import { DatabaseEnv } from './database.env';
+import { validateDatabaseEnv, validateEnvSections } from './env';
+import { HttpEnv } from './http.env';
+import { KeysEnv } from './keys.env';
+import { OperationsEnv } from './operations.env';
+import { PagingEnv } from './paging.env';
+import { RateLimitEnv } from './rate-limit.env';
+
+type Env = KeysEnv & PagingEnv & DatabaseEnv & HttpEnv & RateLimitEnv & OperationsEnv;
+
+/** Every section in one object, to read any variable by name. */
+const validateEnv = (raw: Record<string, unknown>): Env =>
+  Object.assign({}, ...validateEnvSections(raw)) as Env;
 
 const SECRET = 'cursor-secret-of-at-least-32-chars';
 const VALID = {

@@ -17,8 +17,6 @@ export const ENV_SECTIONS = [
   OperationsEnv,
 ] as const;
 
-export type Env = KeysEnv & PagingEnv & DatabaseEnv & HttpEnv & RateLimitEnv & OperationsEnv;
-
 const API_KEYS_REQUIRED =
   'API_KEYS is required (comma-separated API keys) unless DATABASE_URL holds managed keys';
 
@@ -45,10 +43,6 @@ export function validateEnvSections(
     throw new Error(`Invalid environment:\n  - ${problems.join('\n  - ')}`);
   }
   return sections;
-}
-
-export function validateEnv(raw: Record<string, unknown>): Env {
-  return Object.assign({}, ...validateEnvSections(raw)) as Env;
 }
 
 export function validateDatabaseEnv(raw: Record<string, unknown>): DatabaseEnv {

@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { parseAllDocuments, parse } from 'yaml';
-import { validateEnv } from '../../src/config/env';
+import { validateEnvSections } from '../../src/config/env';
+import { HttpEnv } from '../../src/config/http.env';
 import { createTestApp } from '../support/create-app';
 
 type SecretRef = { secretKeyRef?: { name: string; key: string; optional?: boolean } };
@@ -154,7 +155,7 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       API_KEYS: randomBytes(32).toString('base64url'),
       CURSOR_SECRET: randomBytes(32).toString('base64url'),
     };
-    const env = validateEnv({ ...config, ...secret });
+    const env = Object.assign({}, ...validateEnvSections({ ...config, ...secret })) as HttpEnv;
     expect(Object.keys(config).every((key) => key in env)).toBe(true);
     expect(container.envFrom).toEqual([
       { configMapRef: { name: find('ConfigMap').metadata.name } },
