@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Pool, PoolClient } from 'pg';
 import request from 'supertest';
-import { isoMillis } from '../../src/database/printed-timestamp';
+import { CLIENT_COLUMNS, clientRowAsJson, LINK_COLUMNS, linkRowAsJson } from '../support/expected';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 
 // CHANGE_FEED_ROUNDS=50 npx jest test/e2e/changes-no-gaps.e2e-spec.ts for a longer hunt.
@@ -116,34 +116,13 @@ describe('Change feeds: no gaps (property)', () => {
   }
 
   async function tables() {
-    const printed = (column: string) => `to_json(${column} AT TIME ZONE 'UTC')::text`;
-    const clients = await t.dataSource.query(
-      `SELECT id, link_id, is_deleted, status, ${printed('created_at')} AS c, ${printed('updated_at')} AS u FROM clients`,
-    );
-    const links = await t.dataSource.query(
-      `SELECT id, ${printed('created_at')} AS c, ${printed('updated_at')} AS u FROM links`,
-    );
-    return {
-      clients: new Map<string, unknown>(
-        clients.map((r: Record<string, string>) => [
-          r.id,
-          {
-            id: r.id,
-            linkId: r.link_id,
-            isDeleted: r.is_deleted,
-            status: r.status,
-            createdAt: isoMillis(r.c),
-            updatedAt: isoMillis(r.u),
-          },
-        ]),
-      ),
-      links: new Map<string, unknown>(
-        links.map((r: Record<string, string>) => [
-          r.id,
-          { id: r.id, createdAt: isoMillis(r.c), updatedAt: isoMillis(r.u) },
-        ]),
-      ),
-    };
+    const clients = await t.dataSource.query(`SELECT ${CLIENT_COLUMNS} FROM clients`);
+    const links = await t.dataSource.query(`SELECT ${LINK_COLUMNS} FROM links`);
+    const byId = (
+      rows: Record<string, string>[],
+      asJson: (row: Record<string, string>) => object,
+    ) => new Map<string, unknown>(rows.map((row) => [row.id, asJson(row)]));
+    return { clients: byId(clients, clientRowAsJson), links: byId(links, linkRowAsJson) };
   }
 
   it(

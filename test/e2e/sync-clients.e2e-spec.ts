@@ -7,7 +7,7 @@ import { isDeepStrictEqual, promisify } from 'node:util';
 import { Pool } from 'pg';
 import { createApiClient } from '../../clients/typescript/src/client';
 import { loadMirror, syncClients } from '../../examples/sync-clients';
-import { isoMillis } from '../../src/database/printed-timestamp';
+import { CLIENT_COLUMNS, clientRowAsJson } from '../support/expected';
 import { createTestApp, TestApp } from '../support/create-app';
 import { FaultProxy } from '../support/fault-proxy';
 import { insertManyClients } from '../support/fixtures';
@@ -40,26 +40,11 @@ describe('examples/sync-clients.ts (copy, then follow) against a running instanc
 
   /** The clients table as the API prints it, by id: what a mirror must equal. */
   async function table(linkId?: string): Promise<Record<string, unknown>> {
-    const printed = (column: string) => `to_json(${column} AT TIME ZONE 'UTC')::text`;
     const rows: Record<string, string>[] = await t.dataSource.query(
-      `SELECT id, link_id, is_deleted, status, ${printed('created_at')} AS c,
-              ${printed('updated_at')} AS u
-       FROM clients WHERE $1::text IS NULL OR link_id = $1`,
+      `SELECT ${CLIENT_COLUMNS} FROM clients WHERE $1::text IS NULL OR link_id = $1`,
       [linkId ?? null],
     );
-    return Object.fromEntries(
-      rows.map((r) => [
-        r.id,
-        {
-          id: r.id,
-          linkId: r.link_id,
-          isDeleted: r.is_deleted,
-          status: r.status,
-          createdAt: isoMillis(r.c),
-          updatedAt: isoMillis(r.u),
-        },
-      ]),
-    );
+    return Object.fromEntries(rows.map((row) => [row.id, clientRowAsJson(row)]));
   }
   const mirrored = async (out: string) => Object.fromEntries((await loadMirror(out))!.rows);
 

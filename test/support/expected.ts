@@ -1,3 +1,4 @@
+import { isoMillis } from '../../src/database/printed-timestamp';
 import { ClientRow, LinkRow } from './fixtures';
 
 // PostgreSQL keeps microseconds; Date.parse stops at milliseconds.
@@ -28,4 +29,27 @@ export const asClientJson = (client: ClientRow) => ({
   status: client.status,
   createdAt: new Date(client.createdAt as string).toISOString(),
   updatedAt: new Date(client.updatedAt as string).toISOString(),
+});
+
+/**
+ * The clients table read straight from the database and printed as the API prints it: the
+ * select list (`CLIENT_COLUMNS`, timestamps to the microsecond) and each row's JSON.
+ */
+const printedUtc = (column: string) => `to_json(${column} AT TIME ZONE 'UTC')::text`;
+export const CLIENT_COLUMNS = `id, link_id, is_deleted, status, ${printedUtc('created_at')} AS c, ${printedUtc('updated_at')} AS u`;
+export const LINK_COLUMNS = `id, ${printedUtc('created_at')} AS c, ${printedUtc('updated_at')} AS u`;
+
+export const clientRowAsJson = (row: Record<string, string>) => ({
+  id: row.id,
+  linkId: row.link_id,
+  isDeleted: row.is_deleted,
+  status: row.status,
+  createdAt: isoMillis(row.c),
+  updatedAt: isoMillis(row.u),
+});
+
+export const linkRowAsJson = (row: Record<string, string>) => ({
+  id: row.id,
+  createdAt: isoMillis(row.c),
+  updatedAt: isoMillis(row.u),
 });
