@@ -1,5 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { isoMicros } from '../database/printed-timestamp';
+import { CLIENT_NOT_FOUND } from '../http/error-texts';
 import { CursorCodec } from '../http/signed-cursor';
 import { ClientFilters, ClientRow, ClientsRepository, PageStart } from './clients.repository';
 import { CountCache } from './count-cache';
@@ -49,7 +50,7 @@ export class ClientsService {
 
   async findOne(id: string): Promise<ClientRow> {
     const client = await this.clients.findById(id);
-    if (!client) throw new NotFoundException('No client has this id');
+    if (!client) throw new NotFoundException(CLIENT_NOT_FOUND);
     return client;
   }
 

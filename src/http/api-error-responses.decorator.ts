@@ -5,11 +5,14 @@ import { ProblemDetailsDto } from './problem-details.dto';
 import { DATABASE_UNAVAILABLE } from '../database/database-unavailable';
 import {
   API_KEY_REQUIRED,
+  bodyTooLarge,
+  CLIENT_NOT_FOUND,
   INVALID_QUERY,
   RATE_LIMITED,
   READ_ONLY,
   UNEXPECTED_ERROR,
 } from './error-texts';
+import { MAX_REQUEST_BODY_BYTES } from './request-size.middleware';
 
 interface ErrorDoc {
   description: string;
@@ -31,7 +34,7 @@ const ERRORS: Record<number, ErrorDoc> = {
       example: 'Bearer realm="api", error="invalid_token"',
     },
   },
-  404: { description: 'No resource has this id', detail: 'No client has this id' },
+  404: { description: 'No resource has this id', detail: CLIENT_NOT_FOUND },
   405: {
     description: 'Only GET and HEAD are allowed (see the Allow header)',
     detail: READ_ONLY,
@@ -39,7 +42,7 @@ const ERRORS: Record<number, ErrorDoc> = {
   },
   413: {
     description: 'The request carries a body over 1 KiB (the API reads none)',
-    detail: 'Request bodies are limited to 1024 bytes',
+    detail: bodyTooLarge(MAX_REQUEST_BODY_BYTES),
   },
   429: {
     description: 'Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After',

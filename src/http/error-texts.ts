@@ -5,3 +5,8 @@ export const API_KEY_REQUIRED = 'A valid API key is required: Authorization: Bea
 export const READ_ONLY = 'This resource is read-only; use GET or HEAD';
 export const RATE_LIMITED = 'Rate limit exceeded; retry after the seconds in Retry-After';
 export const UNEXPECTED_ERROR = 'An unexpected error occurred; it has been logged';
+export const CLIENT_NOT_FOUND = 'No client has this id';
+export const LINK_NOT_FOUND = 'No link has this id';
+export const INVALID_PATH = 'Invalid path parameters';
+export const INVALID_PERCENT_ENCODING = 'must be valid percent-encoded UTF-8';
+export const bodyTooLarge = (maxBytes: number) => `Request bodies are limited to ${maxBytes} bytes`;

@@ -6,6 +6,7 @@ import {
   PayloadTooLargeException,
 } from '@nestjs/common';
 import { Request } from 'express';
+import { bodyTooLarge, INVALID_PATH, INVALID_PERCENT_ENCODING } from './error-texts';
 import { hasOversizedBody, MAX_REQUEST_BODY_BYTES } from './request-size.middleware';
 import { undecodableParams } from './undecodable-path.middleware';
 
@@ -21,15 +22,13 @@ export class ReadRequestGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<Request>();
     if (request.method !== 'GET' && request.method !== 'HEAD') return true;
     if (hasOversizedBody(request)) {
-      throw new PayloadTooLargeException(
-        `Request bodies are limited to ${MAX_REQUEST_BODY_BYTES} bytes`,
-      );
+      throw new PayloadTooLargeException(bodyTooLarge(MAX_REQUEST_BODY_BYTES));
     }
     const names = undecodableParams(request);
     if (names.length > 0) {
       throw new BadRequestException({
-        message: 'Invalid path parameters',
-        errors: names.map((name) => ({ name, reason: 'must be valid percent-encoded UTF-8' })),
+        message: INVALID_PATH,
+        errors: names.map((name) => ({ name, reason: INVALID_PERCENT_ENCODING })),
       });
     }
     return true;

@@ -1,5 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { isoMicros } from '../database/printed-timestamp';
+import { LINK_NOT_FOUND } from '../http/error-texts';
 import { LinkRow, LinksRepository } from './links.repository';
 
 // Rows per query: each query costs about 0.1 ms beyond its rows.
@@ -29,7 +30,7 @@ export class LinksService {
 
   async findOne(id: string): Promise<LinkRow> {
     const link = await this.links.findById(id);
-    if (!link) throw new NotFoundException('No link has this id');
+    if (!link) throw new NotFoundException(LINK_NOT_FOUND);
     return link;
   }
 }
