@@ -65,6 +65,12 @@ export function loggerParams(
       requestLine(req, res, value.responseTime),
     customErrorObject: (req, res, _error, value: { responseTime: number }) =>
       requestLine(req, res, value.responseTime),
+    // pino-http binds the whole request to a second child logger on every request, for lines this
+    // configuration never writes (the requestId's child writes them all); left to the standard
+    // serializer, every request would have its headers copied, redacted and turned into JSON
+    // for nothing. A request object is never logged.
+    wrapSerializers: false,
+    serializers: { req: () => undefined },
     // Nothing above logs headers; this is the net if a future line does.
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
