@@ -4,7 +4,7 @@ import { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
-import { clearTables, insertLinks } from '../support/fixtures';
+import { clearTables, insertClients, insertLinks } from '../support/fixtures';
 
 interface RawResponse {
   status: number;
@@ -46,6 +46,7 @@ describe('Conditional requests, caching headers and compression', () => {
     server = t.app.getHttpServer() as Server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     await insertLinks(t.dataSource, [{ id: 'link-1' }, { id: 'link-2' }]);
+    await insertClients(t.dataSource, [{ id: 'client-1', linkId: 'link-1', status: 'new' }]);
   });
   afterAll(() => t.close());
 
@@ -77,6 +78,21 @@ describe('Conditional requests, caching headers and compression', () => {
       expectDataHeaders(res.headers);
       expect(res.headers['content-type']).toBeUndefined();
     }
+  });
+
+  it.each([
+    '/api/data/links',
+    '/api/data/links/link-1',
+    '/api/data/clients',
+    '/api/data/clients?linkId=link-1&limit=1',
+    '/api/data/clients/client-1',
+    '/api/data/changes/links',
+    '/api/data/changes/clients?limit=1',
+  ])('%s: 304 to its own ETag, with the data headers', async (path) => {
+    const { headers } = await get(path).expect(200);
+    const res = await get(path, { 'If-None-Match': headers.etag }).expect(304);
+    expect([res.text, res.headers.etag]).toEqual(['', headers.etag]);
+    expectDataHeaders(res.headers);
   });
 
   it('ignores If-Modified-Since and a no-cache request directive beside If-None-Match', async () => {
