@@ -10,7 +10,10 @@ describe('parseDuration', () => {
     expect(parseDuration(text)).toBe(ms);
   });
 
-  it.each(['', '90', 'd', '0d', '-1d', '1.5d', '90 d', '1y', '1000000d'])('rejects %j', (text) => {
-    expect(() => parseDuration(text)).toThrow('Invalid duration');
-  });
+  it.each(['', '90', 'd', '0d', '-1d', '1.5d', '90 d', '1y', '1000000d', '7dx', '7d7d'])(
+    'rejects %j',
+    (text) => {
+      expect(() => parseDuration(text)).toThrow('Invalid duration');
+    },
+  );
 });
