@@ -68,7 +68,14 @@ describe('Read replicas (DATABASE_REPLICA_URLS)', () => {
   });
 
   it('checks the replica in readiness', async () => {
-    const ready = await request(t.app.getHttpServer()).get('/health/ready').expect(200);
+    // The first pings may outlast HEALTH_TIMEOUT_MS on a loaded machine: wait for an answer.
+    const ready = await waitFor(
+      async () => {
+        const res = await request(t.app.getHttpServer()).get('/health/ready');
+        return res.status === 200 && res;
+      },
+      { what: 'readiness to report the replica up' },
+    );
     expect(ready.body.details['replica-0']).toEqual({
       status: 'up',
       responseTime: expect.any(Number),
