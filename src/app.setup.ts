@@ -1,7 +1,7 @@
 import { NestApplicationOptions } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Server } from 'node:http';
-import { NextFunction, Request, Response } from 'express';
+import { Express, NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { parseQuery } from './http/parse-query';
@@ -10,7 +10,7 @@ import { requestSizeMiddleware } from './http/request-size.middleware';
 import { undecodablePathMiddleware } from './http/undecodable-path.middleware';
 import { HttpEnv } from './config/http.env';
 import { ShutdownState } from './health/shutdown-state';
-import { compressionMiddleware, dataCacheHeaders } from './http/caching';
+import { compressionMiddleware, dataCacheHeaders, useIfNoneMatchFreshness } from './http/caching';
 import { HttpMetrics } from './metrics/http-metrics';
 import { setUpOpenApi } from './http/openapi';
 
@@ -28,6 +28,7 @@ export function configureApp(app: NestExpressApplication): void {
   app.use(requestIdMiddleware);
   // Conditional requests and compression: a weak ETag over every body sent, 304 when it matches.
   app.set('etag', 'weak');
+  useIfNoneMatchFreshness((app.getHttpAdapter().getInstance() as Express).request);
   app.use(compressionMiddleware);
   app.use('/api/data', dataCacheHeaders);
   app.use(helmet());

@@ -18,13 +18,26 @@ export const DATA_VARY = 'Authorization, Accept-Encoding';
  * them too. The body depends on the caller's key and may be compressed, hence `Vary`; a client
  * may keep it but must revalidate with its ETag. Errors replace Cache-Control with `no-store`
  * (ProblemDetailsFilter). The weak ETag is Express's own (`etag` setting, over the exact body
- * in `res.send`), which answers 304 when `req.fresh`; freshness is redefined here (below).
+ * in `res.send`), which answers 304 when `req.fresh` (see useIfNoneMatchFreshness).
  */
-export function dataCacheHeaders(req: Request, res: Response, next: NextFunction): void {
+export function dataCacheHeaders(_req: Request, res: Response, next: NextFunction): void {
   res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
   res.setHeader('Vary', DATA_VARY);
-  Object.defineProperty(req, 'fresh', { configurable: true, get: () => isFresh(req, res) });
   next();
+}
+
+/**
+ * Redefines `req.fresh` for every request of the app, once, on the prototype Express gives
+ * them (a getter defined on each request would give each its own hidden class, which kept
+ * every finished request alive until a full garbage collection).
+ */
+export function useIfNoneMatchFreshness(requestPrototype: Request): void {
+  Object.defineProperty(requestPrototype, 'fresh', {
+    configurable: true,
+    get(this: Request) {
+      return isFresh(this, this.res as Response);
+    },
+  });
 }
 
 /**

@@ -57,4 +57,22 @@ describe('the request logger', () => {
     expect(lines[0]).not.toHaveProperty('req');
     expect(requestsSerialized).toBe(0);
   });
+
+  // A child of a per-request child would make a per-request object a prototype: a hidden class
+  // per request, which kept every finished request alive until a full garbage collection.
+  it('binds the requestId with one child of the root logger per request', () => {
+    const { middleware } = requestLogger();
+    const root = middleware.logger;
+    const child = root.child;
+    let children = 0;
+    root.child = function (this: typeof root, ...args: Parameters<typeof child>) {
+      children++;
+      return child.apply(this, args);
+    } as typeof child;
+    const { req, res } = exchange();
+    middleware(req, res, () => undefined);
+    expect(children).toBe(1);
+    expect(Object.getPrototypeOf(req.log)).toBe(root);
+    expect(req.log.bindings()).toEqual({ requestId: 'req-1' });
+  });
 });

@@ -52,10 +52,17 @@ export function loggerParams(
       },
     },
     genReqId: (req, res) => assignRequestId(req, res),
-    customAttributeKeys: { reqId: 'requestId' },
-    // Only the requestId is bound to the request's logger; the request line carries the rest.
-    quietReqLogger: true,
-    quietResLogger: true,
+    // The request's logger is the root's child bound to its requestId alone, which the request
+    // line and every line an error handler writes carry. It is bound as pino-http's request
+    // attribute, printed by its serializer as the id. (pino-http's `quietReqLogger` would bind
+    // the same field through a second child logger per request, whose parent — a per-request
+    // object turned prototype — gets a hidden class of its own; every finished request then
+    // outlived young-generation collections until a full one.) No request object is ever logged.
+    customAttributeKeys: { req: 'requestId' },
+    wrapSerializers: false,
+    serializers: { requestId: (req: IncomingMessage) => req.id },
+    // The response is the request's logger too, without the response object.
+    quietResLogger: false,
     autoLogging: { ignore: (req) => UNLOGGED_PATHS.test(req.url ?? '') },
     customLogLevel: (_req, res, error): Level =>
       error || res.statusCode >= 500 ? 'error' : 'info',
@@ -65,12 +72,6 @@ export function loggerParams(
       requestLine(req, res, value.responseTime),
     customErrorObject: (req, res, _error, value: { responseTime: number }) =>
       requestLine(req, res, value.responseTime),
-    // pino-http binds the whole request to a second child logger on every request, for lines this
-    // configuration never writes (the requestId's child writes them all); left to the standard
-    // serializer, every request would have its headers copied, redacted and turned into JSON
-    // for nothing. A request object is never logged.
-    wrapSerializers: false,
-    serializers: { req: () => undefined },
     // Nothing above logs headers; this is the net if a future line does.
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
