@@ -100,6 +100,37 @@ describe('ClientsService', () => {
     }
   });
 
+  describe('counting', () => {
+    const queriesFor = async (fields: Partial<ListClientsQuery>) => {
+      const spy = jest.spyOn(reader, 'query');
+      try {
+        const { meta } = await listed(service, fields);
+        return { meta, queries: spy.mock.calls.length };
+      } finally {
+        spy.mockRestore();
+      }
+    };
+
+    it.each([
+      ['the only page', {}, 3, 1],
+      ['the last page', { page: 2, limit: 2 }, 3, 2],
+      ['an empty list', { linkId: 'none' }, 0, 0],
+    ])('reads %s with one query: its rows tell the total', async (_, fields, total, pages) => {
+      const { meta, queries } = await queriesFor(fields);
+      expect(meta).toMatchObject({ total, totalPages: pages, nextCursor: null });
+      expect(queries).toBe(1);
+    });
+
+    it.each([
+      ['a full page', { page: 1, limit: 2 }],
+      ['a page past the end', { page: 3, limit: 2 }],
+    ])('counts for %s', async (_, fields) => {
+      const { meta, queries } = await queriesFor(fields);
+      expect(meta).toMatchObject({ total: 3, totalPages: 2 });
+      expect(queries).toBe(2);
+    });
+  });
+
   it.each(['nope', 'c1\u0000', "c1' OR '1'='1"])('throws NotFoundException for %j', async (id) => {
     await expect(service.findOne(id)).rejects.toBeInstanceOf(NotFoundException);
   });

@@ -19,27 +19,42 @@ describe('List Clients totals with COUNT_CACHE_TTL_MS', () => {
     jest.spyOn(Date, 'now').mockImplementation(() => realNow() + shift);
     t = await createTestApp({ env: { COUNT_CACHE_TTL_MS: String(TTL_MS) } });
     await insertLinks(t.dataSource, [{ id: 'link-1' }]);
-    await insertClients(t.dataSource, [{ id: 'c-1', linkId: 'link-1', status: 'new' }]);
+    await insertClients(t.dataSource, [
+      { id: 'c-1', linkId: 'link-1', status: 'new' },
+      { id: 'c-2', linkId: 'link-1', status: 'new' },
+    ]);
   });
   afterAll(async () => {
     await t.close();
     jest.restoreAllMocks();
   });
 
+  // Full pages (limit=1): a page holding the last row tells the exact total without a count.
   it('serves a cached total within the TTL, with fresh rows, and recounts after it', async () => {
-    expect((await list()).meta.total).toBe(1);
-    await insertClients(t.dataSource, [{ id: 'c-2', linkId: 'link-1', status: 'new' }]);
-    const cached = await list();
-    expect(cached.meta.total).toBe(1);
-    expect(cached.data.map((c: { id: string }) => c.id)).toEqual(['c-1', 'c-2']);
+    expect((await list('limit=1')).meta.total).toBe(2);
+    await insertClients(t.dataSource, [
+      { id: 'c-0', linkId: 'link-1', status: 'new', createdAt: '2000-01-01T00:00:00Z' },
+    ]);
+    const cached = await list('limit=1');
+    expect(cached.meta.total).toBe(2);
+    expect(cached.data.map((c: { id: string }) => c.id)).toEqual(['c-0']);
     shift += TTL_MS;
-    expect((await list()).meta.total).toBe(2);
+    expect((await list('limit=1')).meta.total).toBe(3);
+  });
+
+  it('counts a page that holds the last row from its rows, cache or not', async () => {
+    await insertClients(t.dataSource, [{ id: 'c-3', linkId: 'link-1', status: 'new' }]);
+    expect((await list('limit=1')).meta.total).toBe(3);
+    expect((await list('limit=1&page=4')).meta.total).toBe(4);
+    expect((await list()).meta.total).toBe(4);
   });
 
   it('caches each filter combination separately', async () => {
-    expect((await list('status=new')).meta.total).toBe(2);
-    expect((await list('status=connected')).meta.total).toBe(0);
-    expect((await list('linkId=link-1&status=new')).meta.total).toBe(2);
+    await insertClients(t.dataSource, [{ id: 'c-4', linkId: 'link-1', status: 'connected' }]);
+    expect((await list('status=new&limit=1')).meta.total).toBe(4);
+    expect((await list('status=connected&limit=1')).meta.total).toBe(1);
+    expect((await list('linkId=link-1&limit=1')).meta.total).toBe(5);
+    expect((await list('limit=1')).meta.total).toBe(3);
   });
 });
 
