@@ -74,9 +74,22 @@ export function countQuery(filters: ClientFilters): SqlQuery {
 }
 
 /**
+ * Whether an ordering index's keys alone select the filtered rows: no filter, or one on
+ * `linkId`, `status` or `isDeleted=true` (docs/performance.md). Any other filter is applied to
+ * the columns an index carries beside its keys.
+ */
+function selectedByIndexKeys({ linkId, isDeleted, status }: ClientFilters): boolean {
+  const filters = [linkId, isDeleted, status].filter((value) => value !== undefined);
+  return filters.length === 0 || (filters.length === 1 && isDeleted !== false);
+}
+
+/**
  * One page: `limit` rows after `offset` rows, or after a cursor position, plus one more row to
- * tell whether another page follows. The page's keys come from an ordering index alone (an
- * index-only scan, however deep the offset); only the page's own rows are then read.
+ * tell whether another page follows. A page that starts the walk (page 1, or a cursor's) and
+ * whose rows an index's keys select reads them straight from that index. Otherwise the page's
+ * keys come from an ordering index alone (an index-only scan that skips the offset and filters
+ * on the columns the index carries, however deep the page); only the page's own rows are then
+ * read.
  */
 export function pageQuery(filters: ClientFilters, limit: number, from: PageStart): SqlQuery {
   const params = new Params();
@@ -86,13 +99,20 @@ export function pageQuery(filters: ClientFilters, limit: number, from: PageStart
     const id = params.bind(from.after.id, 'text');
     conditions.push(afterPosition(createdAt, id));
   }
-  const offset = 'offset' in from ? params.bind(from.offset, 'bigint') : '0';
+  const skipsRows = 'offset' in from && from.offset > 0;
+  const offset = skipsRows ? `OFFSET ${params.bind(from.offset, 'bigint')}` : '';
   const size = params.bind(limit, 'int');
-  const text = `
+  const text =
+    !skipsRows && selectedByIndexKeys(filters)
+      ? `
+    SELECT ${CLIENT_COLUMNS}
+    FROM ${CLIENTS} AS c ${where(conditions)}
+    ORDER BY ${LIST_ORDER} LIMIT ${size} + 1`
+      : `
     SELECT ${CLIENT_COLUMNS}
     FROM (
       SELECT id, created_at FROM ${CLIENTS} ${where(conditions)}
-      ORDER BY ${LIST_ORDER} OFFSET ${offset} LIMIT ${size} + 1
+      ORDER BY ${LIST_ORDER} ${offset} LIMIT ${size} + 1
     ) AS k
     JOIN ${CLIENTS} AS c ON c.${column('id')} = k.id
     ORDER BY k.created_at, k.id COLLATE "C"`;

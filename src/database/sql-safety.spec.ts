@@ -26,10 +26,16 @@ describe('SQL is never built from values', () => {
           const shape = { linkId: 'x', isDeleted: true, status: 'x' };
           const queries = [
             [countQuery(filters), countQuery(shape)],
-            [pageQuery(filters, 7, { offset }), pageQuery(shape, 1, { offset: 0 })],
+            // A first page and a later one differ in shape, never by value.
+            [pageQuery(filters, 7, { offset }), pageQuery(shape, 1, { offset: Math.sign(offset) })],
             [
               pageQuery(filters, 7, { after: { createdAt, id } }),
               pageQuery(shape, 1, { after: { createdAt: 'x', id: 'x' } }),
+            ],
+            [pageQuery({ linkId }, 7, { offset: 0 }), pageQuery({ linkId: 'x' }, 1, { offset: 0 })],
+            [
+              pageQuery({ linkId }, 7, { after: { createdAt, id } }),
+              pageQuery({ linkId: 'x' }, 1, { after: { createdAt: 'x', id: 'x' } }),
             ],
             [getQuery(id), getQuery('x')],
             [linkQuery(id), linkQuery('x')],

@@ -83,10 +83,35 @@ describe('List Clients query plans on a large table', () => {
     const nodes = await planOf(pageQuery(filters, LIMIT, start));
     const clientScans = nodes.filter((node) => node['Relation Name'] === 'clients');
     expect(clientScans.map((node) => node['Node Type'])).not.toContain('Seq Scan');
-    expect(clientScans.some((node) => node['Node Type'] === 'Index Only Scan')).toBe(true);
+    expect(nodes.some((node) => node['Index Name']?.startsWith('clients_'))).toBe(true);
     for (const sort of nodes.filter((node) => node['Node Type'].endsWith('Sort'))) {
       expect(sort['Plan Rows']).toBeLessThanOrEqual(LIMIT + 1);
     }
+  });
+
+  // Where an index's keys select the rows, the first page of a walk reads them straight from
+  // it; otherwise the keys come from an index-only scan and only the page's rows are joined.
+  const selectedByKeys = [{}, { linkId: 'link-1' }, { status: 'new' }, { isDeleted: true }];
+  it.each(
+    selectedByKeys.flatMap((filters) =>
+      [from[0], from[2]].map(([name, start]) => [JSON.stringify(filters), name, filters, start]),
+    ),
+  )(
+    'page query %s, %s: read from the index, no join',
+    async (_filters, _position, filters, start) => {
+      const nodes = await planOf(pageQuery(filters, LIMIT, start));
+      expect(nodes.map((node) => node['Index Name'])).not.toContain('clients_pkey');
+    },
+  );
+
+  it.each([
+    [{ isDeleted: false }, from[0]],
+    [{ linkId: 'link-1', status: 'new' }, from[2]],
+    [{}, from[1]],
+  ] as const)('page query %j, %j: keys from an index-only scan', async (filters, [, start]) => {
+    const nodes = await planOf(pageQuery(filters, LIMIT, start));
+    expect(nodes.map((node) => node['Node Type'])).toContain('Index Only Scan');
+    expect(nodes.map((node) => node['Index Name'])).toContain('clients_pkey');
   });
 
   // Counting most of the table is cheapest as a sequential scan, and the planner rightly picks
