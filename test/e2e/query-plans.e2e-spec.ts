@@ -1,5 +1,10 @@
 import { DataSource } from 'typeorm';
-import { countQuery, pageQuery, SqlQuery } from '../../src/clients/clients.repository';
+import {
+  ClientFilters,
+  countQuery,
+  pageQuery,
+  SqlQuery,
+} from '../../src/clients/clients.repository';
 import { createSuiteDatabase, dropSuiteDatabase } from '../support/database';
 
 const ROWS = 120_000;
@@ -91,10 +96,17 @@ describe('List Clients query plans on a large table', () => {
 
   // Where an index's keys select the rows, the first page of a walk reads them straight from
   // it; otherwise the keys come from an index-only scan and only the page's rows are joined.
-  const selectedByKeys = [{}, { linkId: 'link-1' }, { status: 'new' }, { isDeleted: true }];
+  const selectedByKeys: ClientFilters[] = [
+    {},
+    { linkId: 'link-1' },
+    { status: 'new' },
+    { isDeleted: true },
+  ];
   it.each(
     selectedByKeys.flatMap((filters) =>
-      [from[0], from[2]].map(([name, start]) => [JSON.stringify(filters), name, filters, start]),
+      [from[0], from[2]].map(
+        ([name, start]) => [JSON.stringify(filters), name, filters, start] as const,
+      ),
     ),
   )(
     'page query %s, %s: read from the index, no join',
