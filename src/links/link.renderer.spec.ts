@@ -1,4 +1,5 @@
-import { renderLink } from './link.renderer';
+import { LinkRow } from './links.repository';
+import { renderLink, renderLinksList } from './link.renderer';
 
 describe('renderLink', () => {
   it('renders the contract fields in order, the id escaped as JSON', () => {
@@ -14,5 +15,43 @@ describe('renderLink', () => {
       updatedAt: '2026-01-02T03:04:06.500Z',
     });
     expect(Object.keys(JSON.parse(text))).toEqual(['id', 'createdAt', 'updatedAt']);
+  });
+});
+
+describe('renderLinksList', () => {
+  const link = (id: string): LinkRow => ({
+    id,
+    createdAt: '"2026-01-02T03:04:05"',
+    updatedAt: '"2026-01-02T03:04:05"',
+  });
+  async function* batchesOf(...batches: LinkRow[][]) {
+    yield* batches;
+  }
+
+  it('joins the batches into one body with the total, an empty last batch included', async () => {
+    const body = await renderLinksList(batchesOf([link('a'), link('b')], [link('c')], []));
+    const list = JSON.parse(body);
+    expect(list.data.map((l: LinkRow) => l.id)).toEqual(['a', 'b', 'c']);
+    expect(list.meta).toEqual({ total: 3 });
+    expect(await renderLinksList(batchesOf([]))).toBe('{"data":[],"meta":{"total":0}}');
+  });
+
+  it('renders each batch before the next is read, so no batch outlives its turn', async () => {
+    const rendered: string[] = [];
+    const watched = (id: string): LinkRow => ({
+      ...link(id),
+      get createdAt() {
+        rendered.push(id);
+        return '"2026-01-02T03:04:05"';
+      },
+    });
+    const readBefore: string[][] = [];
+    async function* batches() {
+      yield [watched('a')];
+      readBefore.push([...rendered]);
+      yield [watched('b')];
+    }
+    await renderLinksList(batches());
+    expect(readBefore).toEqual([['a']]);
   });
 });

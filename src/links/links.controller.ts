@@ -26,7 +26,7 @@ export class LinksController extends ReadOnlyController() {
   @ApiErrorResponses(400)
   @Header('Content-Type', 'application/json; charset=utf-8')
   async list(@Query() _query: NoQueryParams): Promise<string> {
-    return renderLinksList(await this.linksService.list());
+    return renderLinksList(this.linksService.batches());
   }
 
   @Get(':id')

@@ -30,7 +30,7 @@ describe('LinksService', () => {
   afterAll(() => dropSuiteDatabase(dataSource));
 
   it('lists by createdAt then id, with the total', async () => {
-    const list = await readJson(renderLinksList(await service.list()));
+    const list = await readJson(await renderLinksList(service.batches()));
     expect(list.data.map((l) => l.id)).toEqual(['early', 'a', 'b']);
     expect(list.meta).toEqual({ total: 3 });
   });
@@ -44,7 +44,7 @@ describe('LinksService', () => {
       [extra],
     );
     try {
-      const list = await readJson(renderLinksList(await service.list()));
+      const list = await readJson(await renderLinksList(service.batches()));
       const bulk = Array.from({ length: extra }, (_, i) => `bulk-${i + 1}`).sort((x, y) =>
         Buffer.compare(Buffer.from(x), Buffer.from(y)),
       );

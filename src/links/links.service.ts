@@ -11,21 +11,19 @@ export class LinksService {
   constructor(private readonly links: LinksRepository) {}
 
   /**
-   * Every link in list order (docs/api.md, Endpoints), read in keyset batches. The whole list
-   * is read before anything is sent: its ETag covers the exact body, and a database failure on
-   * any batch is a clean 503 rather than a response cut short.
+   * Every link in list order (docs/api.md, Endpoints), in keyset batches: each batch is read
+   * once the previous one has been consumed, so its rows can be dropped before the next
+   * arrives.
    */
-  async list(): Promise<LinkRow[]> {
-    const links: LinkRow[] = [];
+  async *batches(): AsyncGenerator<LinkRow[]> {
     let batch = await this.links.batch(LINKS_BATCH_SIZE);
-    links.push(...batch);
+    yield batch;
     while (batch.length === LINKS_BATCH_SIZE) {
       const last = batch[batch.length - 1];
       const after = { createdAt: isoMicros(last.createdAt), id: last.id };
       batch = await this.links.batch(LINKS_BATCH_SIZE, after);
-      links.push(...batch);
+      yield batch;
     }
-    return links;
   }
 
   async findOne(id: string): Promise<LinkRow> {
