@@ -11,6 +11,7 @@ interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  'Actual Rows': number;
   'Shared Hit Blocks': number;
   'Shared Read Blocks': number;
   Plans?: PlanNode[];
@@ -32,10 +33,12 @@ describe('Change feed query plans on a large table', () => {
       INSERT INTO links (id) SELECT 'link-' || i FROM generate_series(1, 200) AS i`);
     // Stamped by the trigger, one distinct time per row, as the feeding systems write.
     // In batches: each statement stays within the suite's statement timeout on a busy machine.
+    // link-7 holds a sixth of the clients: a busy link, whose feed must not be read whole and
+    // sorted (for a link of a few hundred rows the planner may rightly do just that).
     for (let first = 1; first <= ROWS; first += BATCH) {
       await dataSource.query(
         `INSERT INTO clients (id, link_id, status)
-         SELECT 'client-' || i, 'link-' || (1 + i % 200), 'new'
+         SELECT 'client-' || i, 'link-' || CASE WHEN i % 6 = 0 THEN 7 ELSE 1 + i % 200 END, 'new'
          FROM generate_series($1::int, $1::int + $2::int - 1) AS i`,
         [first, BATCH],
       );
@@ -70,15 +73,18 @@ describe('Change feed query plans on a large table', () => {
     ['clients', 'link-7'],
     ['links', undefined],
   ] as const)(
-    '%s feed (linkId %s): index scan, no sort, a page of buffers at any depth',
+    '%s feed (linkId %s): a changes index from the cursor, no sort beyond a page, a page of buffers at any depth',
     async (feed, linkId) => {
       for (const after of [START, deep[feed]]) {
         const { nodes } = await explain(feed, after, linkId);
-        expect(nodes.map((node) => node['Node Type'])).not.toContain('Sort');
         expect(nodes.map((node) => node['Node Type'])).not.toContain('Seq Scan');
-        const scan = nodes.find((node) => node['Relation Name'] === feed) as PlanNode;
-        expect(scan['Index Name']).toMatch(/_changes_idx$/);
+        expect(nodes.some((node) => /_changes_idx$/.test(node['Index Name'] ?? ''))).toBe(true);
+        // The last few rows of a link may be fetched and sorted; never more than a page.
+        for (const sort of nodes.filter((node) => node['Node Type'] === 'Sort')) {
+          expect(sort.Plans?.[0]['Actual Rows']).toBeLessThanOrEqual(101);
+        }
         // 100 rows: a few index pages and the rows' heap pages, never a walk to the position.
+        const scan = nodes.find((node) => node['Relation Name'] === feed) as PlanNode;
         expect(scan['Shared Hit Blocks'] + scan['Shared Read Blocks']).toBeLessThan(150);
       }
     },
