@@ -23,9 +23,14 @@ export function cpuMs(pid) {
   }
 }
 
+/** Resident MB of a process; 0 once it has exited (a server that died shows as errors instead). */
 export function rssMb(pid) {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : 0;
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
 }
 
 /**
