@@ -1,4 +1,5 @@
-import { Controller, Get, Header, Param, Query } from '@nestjs/common';
+import { Controller, Get, Header, Param, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../http/api-error-responses.decorator';
 import { NoQueryParams } from '../http/no-query-params';
@@ -6,7 +7,7 @@ import { ReadOnlyController } from '../http/read-only.controller';
 import { LinkResponse } from './dto/link.response';
 import { LINK_EXAMPLE, LINKS_LIST_EXAMPLE } from './dto/links.examples';
 import { LinksListResponse } from './dto/links-list.response';
-import { renderLink, renderLinksList } from './link.renderer';
+import { renderLink } from './link.renderer';
 import { LinksService } from './links.service';
 
 @ApiTags('links')
@@ -25,8 +26,14 @@ export class LinksController extends ReadOnlyController() {
   })
   @ApiErrorResponses(400)
   @Header('Content-Type', 'application/json; charset=utf-8')
-  async list(@Query() _query: NoQueryParams): Promise<string> {
-    return renderLinksList(this.linksService.batches());
+  async list(
+    @Query() _query: NoQueryParams,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<string> {
+    const { body, etag } = await this.linksService.listAll();
+    // The same weak ETag Express would compute, without hashing the same body again.
+    res.setHeader('ETag', etag);
+    return body;
   }
 
   @Get(':id')

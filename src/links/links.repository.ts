@@ -13,11 +13,23 @@ export interface LinkRow {
   updatedAt: string;
 }
 
+/** A link as List Links reads it: with its row's hash (ROW_HASH), as decimal text. */
+export interface ListedLinkRow extends LinkRow {
+  hash: string;
+}
+
 const LINKS = tableOf(Link);
 const column = (property: keyof Link & string) => columnOf(Link, property);
 export const LINK_COLUMNS = `${column('id')} AS "id",
   ${printedTimestamp(column('createdAt'))} AS "createdAt",
   ${printedTimestamp(column('updatedAt'))} AS "updatedAt"`;
+
+// A 64-bit hash of every column a link shows. The list's content is named by the number of
+// rows and the XOR of their hashes (listContent): any insert, update or delete changes it.
+const ROW_HASH = `hash_record_extended((${column('id')}, ${column('createdAt')}, ${column('updatedAt')}), 0)`;
+
+/** What identifies a set of links: their number and the XOR of their ROW_HASHes. */
+export const listContent = (count: number | string, xor: bigint | string) => `${count}:${xor}`;
 
 export function linkQuery(id: string) {
   return { text: `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE ${column('id')} = $1`, params: [id] };
@@ -32,9 +44,17 @@ export function linksBatchQuery(size: number, after?: ListPosition) {
     where = `WHERE ${afterPosition('$2::timestamptz', '$3::text')}`;
   }
   const text = `
-    SELECT ${LINK_COLUMNS} FROM ${LINKS} ${where} ORDER BY ${LIST_ORDER} LIMIT $1::int`;
+    SELECT ${LINK_COLUMNS}, ${ROW_HASH}::text AS "hash"
+    FROM ${LINKS} ${where} ORDER BY ${LIST_ORDER} LIMIT $1::int`;
   return { text, params };
 }
+
+/** The content of the whole table, as listContent names it. */
+export const linksContentQuery = () => ({
+  text: `SELECT count(*)::text AS "count", coalesce(bit_xor(${ROW_HASH}), 0)::text AS "xor"
+    FROM ${LINKS}`,
+  params: [],
+});
 
 /** The links table: the only place its SQL is written. */
 @Injectable()
@@ -49,8 +69,17 @@ export class LinksRepository {
     return row;
   }
 
-  batch(size: number, after?: ListPosition): Promise<LinkRow[]> {
+  batch(size: number, after?: ListPosition): Promise<ListedLinkRow[]> {
     const { text, params } = linksBatchQuery(size, after);
-    return this.database.query<LinkRow[]>(text, params);
+    return this.database.query<ListedLinkRow[]>(text, params);
+  }
+
+  async content(): Promise<string> {
+    const { text, params } = linksContentQuery();
+    const [{ count, xor }] = await this.database.query<{ count: string; xor: string }[]>(
+      text,
+      params,
+    );
+    return listContent(count, xor);
   }
 }

@@ -1,4 +1,5 @@
 import { NotFoundException } from '@nestjs/common';
+import etag from 'etag';
 import { DataSource } from 'typeorm';
 import {
   createSuiteDatabase,
@@ -17,10 +18,12 @@ async function readJson(json: string) {
 describe('LinksService', () => {
   let dataSource: DataSource;
   let service: LinksService;
+  let repository: LinksRepository;
 
   beforeAll(async () => {
     dataSource = await createSuiteDatabase();
-    service = new LinksService(new LinksRepository(databaseReader(dataSource)));
+    repository = new LinksRepository(databaseReader(dataSource));
+    service = new LinksService(repository);
     await insertLinks(dataSource, [
       { id: 'b', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-03T00:00:00Z' },
       { id: 'a', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z' },
@@ -28,6 +31,7 @@ describe('LinksService', () => {
     ]);
   });
   afterAll(() => dropSuiteDatabase(dataSource));
+  afterEach(() => jest.restoreAllMocks());
 
   it('lists by createdAt then id, with the total', async () => {
     const list = await readJson(await renderLinksList(service.batches()));
@@ -53,6 +57,55 @@ describe('LinksService', () => {
     } finally {
       await dataSource.query(`DELETE FROM links WHERE id LIKE 'bulk-%'`);
     }
+  });
+
+  describe('listAll', () => {
+    const ids = async () => (await readJson((await service.listAll()).body)).data.map((l) => l.id);
+
+    it('answers the rendered list with the ETag Express would give its body', async () => {
+      const list = await service.listAll();
+      expect(list.body).toBe(await renderLinksList(service.batches()));
+      expect(list.etag).toBe(etag(Buffer.from(list.body), { weak: true }));
+    });
+
+    it('serves the list it rendered again, without reading the rows, while the table is unchanged', async () => {
+      const first = await service.listAll();
+      const batch = jest.spyOn(repository, 'batch');
+      expect(await service.listAll()).toBe(first);
+      expect(batch).not.toHaveBeenCalled();
+    });
+
+    it('shows every insert, update and hard delete in the next list', async () => {
+      await service.listAll();
+      await dataSource.query(
+        `INSERT INTO links (id, created_at, updated_at) VALUES ('new', '2027-01-01', now())`,
+      );
+      expect(await ids()).toEqual(['early', 'a', 'b', 'new']);
+      const updatedAt = async () =>
+        (await readJson((await service.listAll()).body)).data.find((l) => l.id === 'new');
+      const before = await updatedAt();
+      await dataSource.query(`UPDATE links SET id = id WHERE id = 'new'`);
+      expect(await updatedAt()).not.toEqual(before);
+      await dataSource.query(`UPDATE links SET created_at = '2024-01-01' WHERE id = 'new'`);
+      expect(await ids()).toEqual(['new', 'early', 'a', 'b']);
+      await dataSource.query(`DELETE FROM links WHERE id = 'new'`);
+      expect(await ids()).toEqual(['early', 'a', 'b']);
+    });
+
+    it('never serves again a list made while the table changed and changed back', async () => {
+      await dataSource.query(`INSERT INTO links (id) VALUES ('x')`);
+      // A row comes in while the list is read, and is gone again once it has been made: the
+      // table's content is what it was when the list was asked for, the list's is not.
+      const batch = repository.batch.bind(repository);
+      jest.spyOn(repository, 'batch').mockImplementationOnce(async (size, after) => {
+        await dataSource.query(`INSERT INTO links (id) VALUES ('passing')`);
+        return batch(size, after);
+      });
+      expect(await ids()).toEqual(['early', 'a', 'b', 'x', 'passing']);
+      await dataSource.query(`DELETE FROM links WHERE id = 'passing'`);
+      expect(await ids()).toEqual(['early', 'a', 'b', 'x']);
+      await dataSource.query(`DELETE FROM links WHERE id = 'x'`);
+    });
   });
 
   it('finds one and maps it', async () => {

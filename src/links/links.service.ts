@@ -1,21 +1,38 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
+import etag from 'etag';
 import { isoMicros } from '../database/printed-timestamp';
 import { LINK_NOT_FOUND } from '../http/error-texts';
-import { LinkRow, LinksRepository } from './links.repository';
+import { renderLinksList } from './link.renderer';
+import { LinkRow, LinksRepository, listContent, ListedLinkRow } from './links.repository';
+import { RenderedList, RenderedListCache } from './rendered-list.cache';
 
 // Rows per query: each query costs about 0.1 ms beyond its rows.
 export const LINKS_BATCH_SIZE = 1000;
 
+// The longest List Links body kept for the next request (about 85,000 links of short ids).
+export const KEPT_LIST_MAX_LENGTH = 8 * 1024 * 1024;
+
 @Injectable()
 export class LinksService {
+  private readonly list = new RenderedListCache(
+    () => this.links.content(),
+    () => this.render(),
+    KEPT_LIST_MAX_LENGTH,
+  );
+
   constructor(private readonly links: LinksRepository) {}
+
+  /** The List Links answer, as of a moment after the call (RenderedListCache). */
+  listAll(): Promise<RenderedList> {
+    return this.list.get();
+  }
 
   /**
    * Every link in list order (docs/api.md, Endpoints), in keyset batches: each batch is read
    * once the previous one has been consumed, so its rows can be dropped before the next
    * arrives.
    */
-  async *batches(): AsyncGenerator<LinkRow[]> {
+  async *batches(): AsyncGenerator<ListedLinkRow[]> {
     let batch = await this.links.batch(LINKS_BATCH_SIZE);
     yield batch;
     while (batch.length === LINKS_BATCH_SIZE) {
@@ -30,5 +47,23 @@ export class LinksService {
     const link = await this.links.findById(id);
     if (!link) throw new NotFoundException(LINK_NOT_FOUND);
     return link;
+  }
+
+  /**
+   * The body with the content of exactly the rows in it (not of the table at some moment: the
+   * batches are separate reads), so a body made while the table changed never matches later.
+   */
+  private async render(): Promise<RenderedList> {
+    let count = 0;
+    let xor = 0n;
+    async function* hashed(batches: AsyncIterable<ListedLinkRow[]>) {
+      for await (const batch of batches) {
+        for (const row of batch) xor ^= BigInt(row.hash);
+        count += batch.length;
+        yield batch;
+      }
+    }
+    const body = await renderLinksList(hashed(this.batches()));
+    return { body, etag: etag(body, { weak: true }), content: listContent(count, xor) };
   }
 }

@@ -51,20 +51,30 @@ describe('List Links when a later batch fails', () => {
   });
 
   it('answers with an error problem, never a partial list, when the second batch fails', async () => {
+    // A changed table: the list kept from the request before no longer answers.
+    await t.dataSource.query(`UPDATE links SET updated_at = now() WHERE id = 'link-00001'`);
     const reader = t.app.get(DatabaseReader);
     const query = reader.query.bind(reader);
-    let calls = 0;
+    let batches = 0;
     jest.spyOn(reader, 'query').mockImplementation((text, params) => {
-      calls++;
-      return calls === 2 ? Promise.reject(new Error('connection lost')) : query(text, params);
+      if (text.includes('LIMIT') && ++batches === 2) {
+        return Promise.reject(new Error('connection lost'));
+      }
+      return query(text, params);
     });
 
     const res = await fetchRaw(url);
 
-    expect(calls).toBe(2);
+    expect(batches).toBe(2);
     // An unexpected error is a 500 (a database outage would be a 503); either way no list.
     expect(res).toMatchObject({ status: 500, complete: true });
     expect(res.body).not.toContain('"data"');
     expect(JSON.parse(res.body)).toMatchObject({ status: 500, title: 'Internal Server Error' });
+
+    // Nothing of the failed render is kept: the next request renders the whole list again.
+    jest.restoreAllMocks();
+    const next = await fetchRaw(url);
+    expect(next).toMatchObject({ status: 200, complete: true });
+    expect(JSON.parse(next.body).meta).toEqual({ total: LINKS_BATCH_SIZE + 1 });
   });
 });

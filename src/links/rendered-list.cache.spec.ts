@@ -1,0 +1,99 @@
+import { RenderedList, RenderedListCache } from './rendered-list.cache';
+
+/** A table whose content the test sets, and a renderer that counts its renders. */
+function setUp(maxLength = 100) {
+  const table = { content: 'c1', body: 'body-1' };
+  const calls = { contentReads: 0, renders: 0 };
+  let release: (() => void) | undefined;
+  let failNext = false;
+  const render = async (): Promise<RenderedList> => {
+    calls.renders++;
+    const { content, body } = table;
+    if (release === undefined) await Promise.resolve();
+    else await new Promise<void>((resolve) => (release = resolve));
+    if (failNext) {
+      failNext = false;
+      throw new Error('batch failed');
+    }
+    return { body, etag: `etag of ${body}`, content };
+  };
+  const readContent = async () => {
+    calls.contentReads++;
+    return table.content;
+  };
+  const cache = new RenderedListCache(readContent, render, maxLength);
+  return {
+    cache,
+    table,
+    calls,
+    /** Makes renders wait for `finishRender` from now on. */
+    holdRenders: () => (release = () => undefined),
+    finishRender: () => release?.(),
+    failNextRender: () => (failNext = true),
+  };
+}
+
+describe('RenderedListCache', () => {
+  it('serves the list it kept while the content is unchanged, reading the content each time', async () => {
+    const { cache, calls } = setUp();
+    const first = await cache.get();
+    expect(await cache.get()).toBe(first);
+    expect(await cache.get()).toBe(first);
+    expect(calls).toEqual({ contentReads: 3, renders: 1 });
+  });
+
+  it('renders again once the content changed, and keeps the new list', async () => {
+    const { cache, table, calls } = setUp();
+    await cache.get();
+    Object.assign(table, { content: 'c2', body: 'body-2' });
+    expect((await cache.get()).body).toBe('body-2');
+    expect((await cache.get()).body).toBe('body-2');
+    expect(calls.renders).toBe(2);
+  });
+
+  it('gives concurrent callers reading the same content one render', async () => {
+    const { cache, calls } = setUp();
+    const lists = await Promise.all(Array.from({ length: 5 }, () => cache.get()));
+    expect(new Set(lists).size).toBe(1);
+    expect(calls.renders).toBe(1);
+  });
+
+  it('does not give a caller a render in flight that is not of the content it read', async () => {
+    const { cache, table, calls, holdRenders, finishRender } = setUp();
+    holdRenders();
+    const early = cache.get();
+    await new Promise((resolve) => setImmediate(resolve));
+    // The table changes while the first render is under way; a later caller reads the change.
+    Object.assign(table, { content: 'c2', body: 'body-2' });
+    const late = cache.get();
+    await new Promise((resolve) => setImmediate(resolve));
+    finishRender();
+    await new Promise((resolve) => setImmediate(resolve));
+    finishRender();
+    expect((await early).body).toBe('body-1');
+    expect((await late).body).toBe('body-2');
+    expect(calls.renders).toBe(2);
+  });
+
+  it('keeps nothing of a failed render: the next call renders again', async () => {
+    const { cache, calls, failNextRender } = setUp();
+    failNextRender();
+    await expect(cache.get()).rejects.toThrow('batch failed');
+    expect((await cache.get()).body).toBe('body-1');
+    expect(calls.renders).toBe(2);
+  });
+
+  it('does not keep a body longer than its bound, nor read the content while the last was', async () => {
+    const { cache, table, calls } = setUp(6);
+    table.body = 'a body too long';
+    await cache.get();
+    await cache.get();
+    expect(calls).toEqual({ contentReads: 1, renders: 2 });
+
+    // Short again: kept again.
+    table.body = 'short';
+    await cache.get();
+    expect((await cache.get()).body).toBe('short');
+    expect(calls).toEqual({ contentReads: 2, renders: 3 });
+  });
+});

@@ -1,0 +1,53 @@
+/** A rendered list: its body, the body's ETag, and the content of the rows it was made from. */
+export interface RenderedList {
+  body: string;
+  etag: string;
+  content: string;
+}
+
+/**
+ * The last list rendered, served again for as long as the table's content is what it was
+ * rendered from (docs/performance.md, List Links). Every call reads the content afresh, after
+ * the request arrived, so a body is never older than its request: a change already committed
+ * always shows. A call finding another render in flight takes its result when that render's
+ * rows are the content it read, rather than rendering the same body twice. A body longer than
+ * `maxLength` is not kept, and while the last one was too long no content is read.
+ */
+export class RenderedListCache {
+  private kept?: RenderedList;
+  private rendering?: Promise<RenderedList>;
+  private keeping = true;
+
+  constructor(
+    private readonly readContent: () => Promise<string>,
+    private readonly render: () => Promise<RenderedList>,
+    private readonly maxLength: number,
+  ) {}
+
+  async get(): Promise<RenderedList> {
+    if (!this.keeping) return this.renderAndKeep();
+    const content = await this.readContent();
+    if (this.kept?.content === content) return this.kept;
+    // Not awaited when nothing is in flight, so that concurrent callers start one render.
+    const inFlight = this.rendering && (await this.rendering.catch(() => undefined));
+    if (inFlight?.content === content) return inFlight;
+    return this.renderAndKeep();
+  }
+
+  private renderAndKeep(): Promise<RenderedList> {
+    const rendering = this.render();
+    this.rendering = rendering;
+    rendering
+      .then(
+        (rendered) => {
+          this.keeping = rendered.body.length <= this.maxLength;
+          this.kept = this.keeping ? rendered : undefined;
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        if (this.rendering === rendering) this.rendering = undefined;
+      });
+    return rendering;
+  }
+}
