@@ -9,15 +9,15 @@ import { RenderedList, RenderedListCache } from './rendered-list.cache';
 // Rows per query: each query costs about 0.1 ms beyond its rows.
 export const LINKS_BATCH_SIZE = 1000;
 
-// The longest List Links body kept for the next request (about 85,000 links of short ids).
-export const KEPT_LIST_MAX_LENGTH = 8 * 1024 * 1024;
+// The largest List Links body kept for the next request (about 85,000 links of short ids).
+export const KEPT_LIST_MAX_BYTES = 8 * 1024 * 1024;
 
 @Injectable()
 export class LinksService {
   private readonly list = new RenderedListCache(
     () => this.links.content(),
     () => this.render(),
-    KEPT_LIST_MAX_LENGTH,
+    KEPT_LIST_MAX_BYTES,
   );
 
   constructor(private readonly links: LinksRepository) {}
@@ -63,7 +63,7 @@ export class LinksService {
         yield batch;
       }
     }
-    const body = await renderLinksList(hashed(this.batches()));
+    const body = Buffer.from(await renderLinksList(hashed(this.batches())));
     return { body, etag: etag(body, { weak: true }), content: listContent(count, xor) };
   }
 }

@@ -1,6 +1,6 @@
 /** A rendered list: its body, the body's ETag, and the content of the rows it was made from. */
 export interface RenderedList {
-  body: string;
+  body: Buffer;
   etag: string;
   content: string;
 }
@@ -10,8 +10,8 @@ export interface RenderedList {
  * rendered from (docs/performance.md, List Links). Every call reads the content afresh, after
  * the request arrived, so a body is never older than its request: a change already committed
  * always shows. A call finding another render in flight takes its result when that render's
- * rows are the content it read, rather than rendering the same body twice. A body longer than
- * `maxLength` is not kept, and while the last one was too long no content is read.
+ * rows are the content it read, rather than rendering the same body twice. A body of more than
+ * `maxBytes` is not kept, and while the last one was too long no content is read.
  */
 export class RenderedListCache {
   private kept?: RenderedList;
@@ -21,7 +21,7 @@ export class RenderedListCache {
   constructor(
     private readonly readContent: () => Promise<string>,
     private readonly render: () => Promise<RenderedList>,
-    private readonly maxLength: number,
+    private readonly maxBytes: number,
   ) {}
 
   async get(): Promise<RenderedList> {
@@ -40,7 +40,7 @@ export class RenderedListCache {
     rendering
       .then(
         (rendered) => {
-          this.keeping = rendered.body.length <= this.maxLength;
+          this.keeping = rendered.body.length <= this.maxBytes;
           this.kept = this.keeping ? rendered : undefined;
         },
         () => undefined,
