@@ -284,6 +284,16 @@ const serverNode = () =>
     .toString()
     .trim();
 
+/** The failed requests of a run, by scenario and server (`S5 raw 12`), or 0. */
+function failures(rows) {
+  const failed = rows.flatMap((row) =>
+    Object.entries(row)
+      .filter(([, result]) => result?.errors > 0)
+      .map(([server, result]) => `${row.name.split(' ')[0]} ${server} ${result.errors}`),
+  );
+  return failed.length > 0 ? failed.join(', ') : 0;
+}
+
 function summarise({ name, ours, oursAgain, nest, raw }) {
   return (
     `${name.split(' ')[0]}: req/s ours ${fmt(ours.rps)}/${fmt(oursAgain.rps)} nest ${fmt(nest.rps)} ` +
@@ -410,7 +420,7 @@ function renderReport({ rows, overhead, linksMemory, loadSeconds, started, extra
     '',
     ...table('MB', 'peakRss'),
     '',
-    `Non-2xx or failed requests: ${rows.reduce((sum, row) => sum + Object.values(row).reduce((s, r) => s + (r.errors ?? 0), 0), 0)}.`,
+    `Non-2xx or failed requests (timeouts included): ${failures(rows)}.`,
     'S5c: the references have no cursors, so their figure is the same depth by page number.',
   ];
   if (overhead) {
