@@ -4,6 +4,7 @@
 import { get } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { API_KEY } from './measure.mjs';
 import { build, createDatabase, freePort, runSql, startServer } from './support.mjs';
 
 const TICKS_PER_SECOND = 100; // Linux's USER_HZ, the unit of /proc/<pid>/stat times
@@ -55,20 +56,23 @@ async function standalone() {
   const database = await createDatabase('bench_compression');
   const server = startServer(
     'dist/entry/main.js',
-    { DATABASE_URL: database.url, API_KEYS: 'bench-key' },
+    { DATABASE_URL: database.url, API_KEYS: API_KEY },
     await freePort(),
   );
   try {
     await runSql(
       database.url,
+      // Timestamps spread as in run.mjs's data set: they decide how well a body compresses.
       `INSERT INTO links (id, created_at, updated_at)
-       SELECT 'link-' || i, now() - i * interval '1 minute', now() FROM generate_series(1, ${links}) AS i`,
+       SELECT 'link-' || i, t, t + interval '1 day'
+       FROM (SELECT i, timestamptz '2024-11-01' + random() * interval '730 days' AS t
+             FROM generate_series(1, ${links}) AS i) AS g`,
     );
     await server.ready;
     const rows = await compressionCost({
       port: server.port,
       pid: server.child.pid,
-      apiKey: 'bench-key',
+      apiKey: API_KEY,
     });
     console.log(`List Links, ${links} links, sequential requests:`);
     console.table(rows);

@@ -1,5 +1,5 @@
-import { Controller, Get, Header, Param, Query, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Get, Header, Param, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../http/api-error-responses.decorator';
 import { NoQueryParams } from '../http/no-query-params';
@@ -26,11 +26,18 @@ export class LinksController extends ReadOnlyController() {
   })
   @ApiErrorResponses(400)
   @Header('Content-Type', 'application/json; charset=utf-8')
-  async list(@Query() _query: NoQueryParams, @Res() res: Response): Promise<void> {
+  async list(
+    @Query() _query: NoQueryParams,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const { body, etag } = await this.linksService.listAll();
-    // Sent as kept, its bytes and the weak ETag Express would compute: neither is made again.
+    // Sent as kept: its bytes, each compressed form made once, and the weak ETag Express would
+    // compute, none of them made again. A 304 has no body, so no Content-Encoding either.
     res.setHeader('ETag', etag);
-    res.send(body);
+    const sent = req.fresh ? { body: body.identity } : await body.for(req);
+    if (sent.encoding) res.setHeader('Content-Encoding', sent.encoding);
+    res.send(sent.body);
   }
 
   @Get(':id')

@@ -2,6 +2,7 @@ import { Injectable, NotFoundException } from '@nestjs/common';
 import etag from 'etag';
 import { isoMicros } from '../database/printed-timestamp';
 import { LINK_NOT_FOUND } from '../http/error-texts';
+import { PrecompressedBody } from '../http/precompressed-body';
 import { renderLinksList } from './link.renderer';
 import { LinkRow, LinksRepository, listContent, ListedLinkRow } from './links.repository';
 import { RenderedList, RenderedListCache } from './rendered-list.cache';
@@ -64,6 +65,10 @@ export class LinksService {
       }
     }
     const body = Buffer.from(await renderLinksList(hashed(this.batches())));
-    return { body, etag: etag(body, { weak: true }), content: listContent(count, xor) };
+    return {
+      body: new PrecompressedBody(body),
+      etag: etag(body, { weak: true }),
+      content: listContent(count, xor),
+    };
   }
 }

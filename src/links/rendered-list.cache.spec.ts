@@ -1,3 +1,4 @@
+import { PrecompressedBody } from '../http/precompressed-body';
 import { RenderedList, RenderedListCache } from './rendered-list.cache';
 
 /** A table whose content the test sets, and a renderer that counts its renders. */
@@ -15,7 +16,7 @@ function setUp(maxLength = 100) {
       failNext = false;
       throw new Error('batch failed');
     }
-    return { body: Buffer.from(body), etag: `etag of ${body}`, content };
+    return { body: new PrecompressedBody(Buffer.from(body)), etag: `etag of ${body}`, content };
   };
   const readContent = async () => {
     calls.contentReads++;
@@ -46,8 +47,8 @@ describe('RenderedListCache', () => {
     const { cache, table, calls } = setUp();
     await cache.get();
     Object.assign(table, { content: 'c2', body: 'body-2' });
-    expect(String((await cache.get()).body)).toBe('body-2');
-    expect(String((await cache.get()).body)).toBe('body-2');
+    expect(String((await cache.get()).body.identity)).toBe('body-2');
+    expect(String((await cache.get()).body.identity)).toBe('body-2');
     expect(calls.renders).toBe(2);
   });
 
@@ -70,8 +71,8 @@ describe('RenderedListCache', () => {
     finishRender();
     await new Promise((resolve) => setImmediate(resolve));
     finishRender();
-    expect(String((await early).body)).toBe('body-1');
-    expect(String((await late).body)).toBe('body-2');
+    expect(String((await early).body.identity)).toBe('body-1');
+    expect(String((await late).body.identity)).toBe('body-2');
     expect(calls.renders).toBe(2);
   });
 
@@ -79,7 +80,7 @@ describe('RenderedListCache', () => {
     const { cache, calls, failNextRender } = setUp();
     failNextRender();
     await expect(cache.get()).rejects.toThrow('batch failed');
-    expect(String((await cache.get()).body)).toBe('body-1');
+    expect(String((await cache.get()).body.identity)).toBe('body-1');
     expect(calls.renders).toBe(2);
   });
 
@@ -93,7 +94,7 @@ describe('RenderedListCache', () => {
     // Short again: kept again.
     table.body = 'short';
     await cache.get();
-    expect(String((await cache.get()).body)).toBe('short');
+    expect(String((await cache.get()).body.identity)).toBe('short');
     expect(calls).toEqual({ contentReads: 2, renders: 3 });
   });
 });

@@ -1,6 +1,8 @@
+import { PrecompressedBody } from '../http/precompressed-body';
+
 /** A rendered list: its body, the body's ETag, and the content of the rows it was made from. */
 export interface RenderedList {
-  body: Buffer;
+  body: PrecompressedBody;
   etag: string;
   content: string;
 }
@@ -40,7 +42,7 @@ export class RenderedListCache {
     rendering
       .then(
         (rendered) => {
-          this.keeping = rendered.body.length <= this.maxBytes;
+          this.keeping = rendered.body.identity.length <= this.maxBytes;
           this.kept = this.keeping ? rendered : undefined;
         },
         () => undefined,

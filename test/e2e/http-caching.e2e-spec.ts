@@ -179,6 +179,39 @@ describe('Conditional requests, caching headers and compression', () => {
       expect(res.body.equals(identity)).toBe(true);
     });
 
+    // List Links sends a body it compressed before; every other route is compressed as it is
+    // sent. Both must choose the same encoding for the same request.
+    it.each([
+      ['gzip', 'gzip'],
+      ['br', 'br'],
+      ['deflate', 'deflate'],
+      ['gzip, deflate, br', 'br'],
+      ['br;q=0.5, gzip', 'gzip'],
+      ['GZIP', 'gzip'],
+      ['*', 'br'],
+      ['identity', undefined],
+      ['gzip;q=0', undefined],
+      ['x-unknown', undefined],
+    ])('asked %j, sends %s like every other route', async (acceptEncoding, expected) => {
+      await clearTables(t.dataSource);
+      const links = Array.from({ length: 20 }, (_, i) => ({ id: `link-${i}` }));
+      await insertLinks(t.dataSource, links);
+      await insertClients(
+        t.dataSource,
+        links.map(({ id }, i) => ({ id: `client-${i}`, linkId: id, status: 'new' })),
+      );
+      for (const path of ['/api/data/links', '/api/data/clients']) {
+        expect((await raw(server, path, AUTH)).body.length).toBeGreaterThan(1024);
+      }
+      const asked = { ...AUTH, 'Accept-Encoding': acceptEncoding };
+      const list = await raw(server, '/api/data/links', asked);
+      const other = await raw(server, '/api/data/clients', asked);
+      expect([list.headers['content-encoding'], other.headers['content-encoding']]).toEqual([
+        expected,
+        expected,
+      ]);
+    });
+
     it('sends no body with a 304 or a HEAD, compressed or not', async () => {
       const identity = await listOfLength(4000);
       const asked = { ...AUTH, 'Accept-Encoding': 'gzip' };

@@ -1,0 +1,61 @@
+import zlib from 'node:zlib';
+import { Request } from 'express';
+import Negotiator from 'negotiator';
+import { COMPRESSION_MIN_EXCLUSIVE_BYTES } from './caching';
+
+type Encoding = 'br' | 'gzip' | 'deflate';
+
+// The choice `compression` (compressionMiddleware) makes, with the same candidates, the same
+// preference among equally acceptable ones and the same settings (brotli at quality 4).
+const SUPPORTED = ['br', 'gzip', 'deflate', 'identity'];
+const PREFERRED = ['br', 'gzip'];
+const BROTLI = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } };
+// negotiator (the version `compression` uses) takes the preferred ones as a second argument,
+// which its type definitions leave out.
+const chooseEncoding = Negotiator.prototype.encoding as unknown as (
+  this: Negotiator,
+  available: readonly string[],
+  preferred: readonly string[],
+) => string | undefined;
+
+function compress(encoding: Encoding, body: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const done = (error: Error | null, result: Buffer) => (error ? reject(error) : resolve(result));
+    if (encoding === 'br') zlib.brotliCompress(body, BROTLI, done);
+    else if (encoding === 'gzip') zlib.gzip(body, done);
+    else zlib.deflate(body, done);
+  });
+}
+
+/**
+ * A body sent many times, compressed at most once per encoding: for each request, what
+ * compressionMiddleware would send, without compressing it again. The middleware leaves a
+ * response that already has a Content-Encoding as it is.
+ */
+export class PrecompressedBody {
+  private readonly encoded = new Map<Encoding, Promise<Buffer>>();
+
+  constructor(readonly identity: Buffer) {}
+
+  /** The encoding `compression` would choose for this request, if any, and the body in it. */
+  async for(req: Request): Promise<{ encoding?: Encoding; body: Buffer }> {
+    const encoding = this.encodingFor(req);
+    if (encoding === undefined) return { body: this.identity };
+    let body = this.encoded.get(encoding);
+    if (body === undefined) {
+      body = compress(encoding, this.identity);
+      this.encoded.set(encoding, body);
+      body.catch(() => this.encoded.delete(encoding));
+    }
+    return { encoding, body: await body };
+  }
+
+  private encodingFor(req: Request): Encoding | undefined {
+    if (req.method === 'HEAD' || this.identity.length <= COMPRESSION_MIN_EXCLUSIVE_BYTES) {
+      return undefined;
+    }
+    if (!req.headers['accept-encoding']) return undefined;
+    const chosen = chooseEncoding.call(new Negotiator(req), SUPPORTED, PREFERRED);
+    return chosen === undefined || chosen === 'identity' ? undefined : (chosen as Encoding);
+  }
+}
