@@ -1,5 +1,6 @@
 import zlib from 'node:zlib';
-import { Request } from 'express';
+import compression from 'compression';
+import { Request, Response } from 'express';
 import Negotiator from 'negotiator';
 import { COMPRESSION_MIN_EXCLUSIVE_BYTES } from './caching';
 
@@ -10,6 +11,7 @@ type Encoding = 'br' | 'gzip' | 'deflate';
 const SUPPORTED = ['br', 'gzip', 'deflate', 'identity'];
 const PREFERRED = ['br', 'gzip'];
 const BROTLI = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } };
+const NO_TRANSFORM = /(?:^|,)\s*?no-transform\s*?(?:,|$)/;
 // negotiator (the version `compression` uses) takes the preferred ones as a second argument,
 // which its type definitions leave out.
 const chooseEncoding = Negotiator.prototype.encoding as unknown as (
@@ -37,9 +39,9 @@ export class PrecompressedBody {
 
   constructor(readonly identity: Buffer) {}
 
-  /** The encoding `compression` would choose for this request, if any, and the body in it. */
-  async for(req: Request): Promise<{ encoding?: Encoding; body: Buffer }> {
-    const encoding = this.encodingFor(req);
+  /** The encoding `compression` would choose for this response, if any, and the body in it. */
+  async for(req: Request, res: Response): Promise<{ encoding?: Encoding; body: Buffer }> {
+    const encoding = this.encodingFor(req, res);
     if (encoding === undefined) return { body: this.identity };
     let body = this.encoded.get(encoding);
     if (body === undefined) {
@@ -50,8 +52,11 @@ export class PrecompressedBody {
     return { encoding, body: await body };
   }
 
-  private encodingFor(req: Request): Encoding | undefined {
-    if (req.method === 'HEAD' || this.identity.length <= COMPRESSION_MIN_EXCLUSIVE_BYTES) {
+  private encodingFor(req: Request, res: Response): Encoding | undefined {
+    // The middleware's own filter (a compressible Content-Type), then its other rules in order.
+    if (!compression.filter(req, res)) return undefined;
+    if (NO_TRANSFORM.test(String(res.getHeader('Cache-Control') ?? ''))) return undefined;
+    if (this.identity.length <= COMPRESSION_MIN_EXCLUSIVE_BYTES || req.method === 'HEAD') {
       return undefined;
     }
     if (!req.headers['accept-encoding']) return undefined;

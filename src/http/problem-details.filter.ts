@@ -67,6 +67,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       ...(problem.errors && { errors: problem.errors }),
     };
     // Sent with `end`, not `send`: an error has no ETag to revalidate and must not be stored.
+    // Nor does it keep what a route had set for the body it was about to send.
+    res.removeHeader('ETag');
+    res.removeHeader('Content-Encoding');
     const json = JSON.stringify(body);
     res.setHeader('Cache-Control', ERROR_CACHE_CONTROL);
     res.setHeader('Content-Length', Buffer.byteLength(json));

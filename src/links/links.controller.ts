@@ -35,7 +35,7 @@ export class LinksController extends ReadOnlyController() {
     // Sent as kept: its bytes, each compressed form made once, and the weak ETag Express would
     // compute, none of them made again. A 304 has no body, so no Content-Encoding either.
     res.setHeader('ETag', etag);
-    const sent = req.fresh ? { body: body.identity } : await body.for(req);
+    const sent = req.fresh ? { body: body.identity } : await body.for(req, res);
     if (sent.encoding) res.setHeader('Content-Encoding', sent.encoding);
     res.send(sent.body);
   }

@@ -76,6 +76,73 @@ describe('RenderedListCache', () => {
     expect(calls.renders).toBe(2);
   });
 
+  it('gives callers that waited for a render of another content one new render', async () => {
+    const { cache, table, calls, holdRenders, finishRender } = setUp();
+    holdRenders();
+    const early = cache.get();
+    await new Promise((resolve) => setImmediate(resolve));
+    Object.assign(table, { content: 'c2', body: 'body-2' });
+    const late = Array.from({ length: 4 }, () => cache.get());
+    await new Promise((resolve) => setImmediate(resolve));
+    finishRender();
+    await new Promise((resolve) => setImmediate(resolve));
+    finishRender();
+    const bodies = (await Promise.all(late)).map(({ body }) => String(body.identity));
+    expect(bodies).toEqual(['body-2', 'body-2', 'body-2', 'body-2']);
+    expect(String((await early).body.identity)).toBe('body-1');
+    expect(calls.renders).toBe(2);
+  });
+
+  it('gives callers that waited for a failed render one new render', async () => {
+    const { cache, table, calls, holdRenders, finishRender, failNextRender } = setUp();
+    await cache.get();
+    table.content = 'c2';
+    holdRenders();
+    failNextRender();
+    const first = cache.get();
+    await new Promise((resolve) => setImmediate(resolve));
+    const others = Array.from({ length: 3 }, () => cache.get());
+    await new Promise((resolve) => setImmediate(resolve));
+    finishRender();
+    await expect(first).rejects.toThrow('batch failed');
+    await new Promise((resolve) => setImmediate(resolve));
+    finishRender();
+    expect((await Promise.all(others)).map(({ content }) => content)).toEqual(['c2', 'c2', 'c2']);
+    expect(calls.renders).toBe(3);
+  });
+
+  it('does not let a render that finished after a later one started undo it', async () => {
+    // Too long to keep, so every call renders its own: two renders can overlap.
+    const table = { content: 'c1', body: 'a body too long to keep' };
+    const finishes: (() => void)[] = [];
+    let renders = 0;
+    const render = (): Promise<RenderedList> => {
+      renders++;
+      const { content, body } = table;
+      return new Promise((resolve) => {
+        const rendered = { body: new PrecompressedBody(Buffer.from(body)), etag: '', content };
+        finishes.push(() => resolve(rendered));
+      });
+    };
+    const cache = new RenderedListCache(async () => table.content, render, 10);
+    const first = cache.get();
+    await new Promise((resolve) => setImmediate(resolve));
+    finishes[0]();
+    await first;
+
+    const older = cache.get();
+    Object.assign(table, { content: 'c2', body: 'short' });
+    const newer = cache.get();
+    finishes[2]();
+    await newer;
+    finishes[1]();
+    await older;
+
+    // The later render, short enough to keep, is what the next call finds.
+    expect((await cache.get()).content).toBe('c2');
+    expect(renders).toBe(3);
+  });
+
   it('keeps nothing of a failed render: the next call renders again', async () => {
     const { cache, calls, failNextRender } = setUp();
     failNextRender();

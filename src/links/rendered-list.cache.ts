@@ -29,11 +29,18 @@ export class RenderedListCache {
   async get(): Promise<RenderedList> {
     if (!this.keeping) return this.renderAndKeep();
     const content = await this.readContent();
-    if (this.kept?.content === content) return this.kept;
-    // Not awaited when nothing is in flight, so that concurrent callers start one render.
-    const inFlight = this.rendering && (await this.rendering.catch(() => undefined));
-    if (inFlight?.content === content) return inFlight;
-    return this.renderAndKeep();
+    let waitedFor: Promise<RenderedList> | undefined;
+    for (;;) {
+      if (this.kept?.content === content) return this.kept;
+      // A render started since the last look may be of this content: callers that waited for
+      // one of another content (or a failed one) share the next render rather than each start
+      // their own. Nothing is awaited when nothing is in flight, so the first caller starts it.
+      const inFlight = this.rendering;
+      if (inFlight === undefined || inFlight === waitedFor) return this.renderAndKeep();
+      waitedFor = inFlight;
+      const rendered = await inFlight.catch(() => undefined);
+      if (rendered?.content === content) return rendered;
+    }
   }
 
   private renderAndKeep(): Promise<RenderedList> {
@@ -42,6 +49,8 @@ export class RenderedListCache {
     rendering
       .then(
         (rendered) => {
+          // A render that finishes after a later one started is not kept over it.
+          if (this.rendering !== rendering) return;
           this.keeping = rendered.body.identity.length <= this.maxBytes;
           this.kept = this.keeping ? rendered : undefined;
         },

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { request as httpRequest, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import zlib, { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { clearTables, insertClients, insertLinks } from '../support/fixtures';
@@ -210,6 +210,30 @@ describe('Conditional requests, caching headers and compression', () => {
         expected,
         expected,
       ]);
+      const decode = { br: brotliDecompressSync, gzip: gunzipSync, deflate: inflateSync };
+      const identity = (await raw(server, '/api/data/links', AUTH)).body;
+      const sent = expected ? decode[expected as keyof typeof decode](list.body) : list.body;
+      expect(sent.equals(identity)).toBe(true);
+      expect(Number(list.headers['content-length'])).toBe(list.body.length);
+      expect(list.headers.vary).toBe('Authorization, Accept-Encoding');
+    });
+
+    it('answers an error without the ETag or encoding of the body it could not send', async () => {
+      await clearTables(t.dataSource);
+      await insertLinks(t.dataSource, [{ id: 'pad'.padEnd(2000, 'x') }]);
+      const gzip = jest
+        .spyOn(zlib, 'gzip')
+        .mockImplementation(((_body: Buffer, done: (error: Error) => void) =>
+          done(new Error('zlib failed'))) as unknown as typeof zlib.gzip);
+      try {
+        const res = await raw(server, '/api/data/links', { ...AUTH, 'Accept-Encoding': 'gzip' });
+        expect(res.status).toBe(500);
+        expect(res.headers.etag).toBeUndefined();
+        expect(res.headers['content-encoding']).toBeUndefined();
+        expect(res.headers['cache-control']).toBe('no-store');
+      } finally {
+        gzip.mockRestore();
+      }
     });
 
     it('sends no body with a 304 or a HEAD, compressed or not', async () => {

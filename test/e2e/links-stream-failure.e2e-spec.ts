@@ -71,7 +71,7 @@ describe('List Links when a later batch fails', () => {
     expect(res.body).not.toContain('"data"');
     expect(JSON.parse(res.body)).toMatchObject({ status: 500, title: 'Internal Server Error' });
 
-    // Nothing of the failed render is kept: the next request renders the whole list again.
+    // The failure leaves nothing behind: the next request gets the whole list.
     jest.restoreAllMocks();
     const next = await fetchRaw(url);
     expect(next).toMatchObject({ status: 200, complete: true });
