@@ -5,7 +5,14 @@ import { get } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { API_KEY } from './measure.mjs';
-import { build, createDatabase, freePort, runSql, startServer } from './support.mjs';
+import {
+  build,
+  createDatabase,
+  freePort,
+  insertLinksSql,
+  runSql,
+  startServer,
+} from './support.mjs';
 
 const TICKS_PER_SECOND = 100; // Linux's USER_HZ, the unit of /proc/<pid>/stat times
 
@@ -60,14 +67,7 @@ async function standalone() {
     await freePort(),
   );
   try {
-    await runSql(
-      database.url,
-      // Timestamps spread as in run.mjs's data set: they decide how well a body compresses.
-      `INSERT INTO links (id, created_at, updated_at)
-       SELECT 'link-' || i, t, t + interval '1 day'
-       FROM (SELECT i, timestamptz '2024-11-01' + random() * interval '730 days' AS t
-             FROM generate_series(1, ${links}) AS i) AS g`,
-    );
+    await runSql(database.url, insertLinksSql(links));
     await server.ready;
     const rows = await compressionCost({
       port: server.port,

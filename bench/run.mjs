@@ -10,7 +10,15 @@ import { compressionCost } from './compression.mjs';
 import { feedScenarios } from './feeds.mjs';
 import { overheadByLayer } from './layers.mjs';
 import { API_KEY, load, measure, rssMb } from './measure.mjs';
-import { build, createDatabase, freePort, root, runSql, startServer } from './support.mjs';
+import {
+  build,
+  createDatabase,
+  freePort,
+  insertLinksSql,
+  root,
+  runSql,
+  startServer,
+} from './support.mjs';
 
 const settings = {
   clients: Number(process.env.BENCH_CLIENTS ?? 1_000_000),
@@ -31,12 +39,7 @@ async function loadData(url) {
   await runSql(
     url,
     `SELECT setseed(0.42)`,
-    // random() in a subquery's select list is drawn per row (in an uncorrelated LATERAL it
-    // would be drawn once, giving every row the same timestamp).
-    `INSERT INTO links (id, created_at, updated_at)
-     SELECT 'link-' || i, t, t + interval '1 day'
-     FROM (SELECT i, timestamptz '2024-11-01' + random() * interval '730 days' AS t
-           FROM generate_series(1, ${settings.links}) AS i) AS g`,
+    insertLinksSql(settings.links),
     `INSERT INTO clients (id, link_id, is_deleted, status, created_at, updated_at)
      SELECT 'client-' || i,
             'link-' || CASE WHEN i % 5 = 0 THEN 1 + (i / 5) % 5 ELSE 1 + (i::bigint * 7919) % ${settings.links} END,

@@ -24,6 +24,16 @@ export async function freePort() {
   });
 }
 
+/**
+ * Inserts `count` links, created at random over two years and updated a day later. random() in
+ * a subquery's select list is drawn per row (in an uncorrelated LATERAL it would be drawn once,
+ * giving every row the same timestamp); the spread decides how well List Links compresses.
+ */
+export const insertLinksSql = (count) => `INSERT INTO links (id, created_at, updated_at)
+  SELECT 'link-' || i, t, t + interval '1 day'
+  FROM (SELECT i, timestamptz '2024-11-01' + random() * interval '730 days' AS t
+        FROM generate_series(1, ${count}) AS i) AS g`;
+
 export async function runSql(url, ...statements) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
