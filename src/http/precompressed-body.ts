@@ -2,15 +2,14 @@ import zlib from 'node:zlib';
 import compression from 'compression';
 import { Request, Response } from 'express';
 import Negotiator from 'negotiator';
-import { COMPRESSION_MIN_EXCLUSIVE_BYTES } from './caching';
+import { BROTLI_OPTIONS, COMPRESSION_MIN_EXCLUSIVE_BYTES } from './caching';
 
 type Encoding = 'br' | 'gzip' | 'deflate';
 
-// The choice `compression` (compressionMiddleware) makes, with the same candidates, the same
-// preference among equally acceptable ones and the same settings (brotli at quality 4).
+// The choice `compression` (compressionMiddleware) makes, with the same candidates and the same
+// preference among equally acceptable ones; bodies are compressed with its settings.
 const SUPPORTED = ['br', 'gzip', 'deflate', 'identity'];
 const PREFERRED = ['br', 'gzip'];
-const BROTLI = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } };
 const NO_TRANSFORM = /(?:^|,)\s*?no-transform\s*?(?:,|$)/;
 // negotiator (the version `compression` uses) takes the preferred ones as a second argument,
 // which its type definitions leave out.
@@ -23,7 +22,7 @@ const chooseEncoding = Negotiator.prototype.encoding as unknown as (
 function compress(encoding: Encoding, body: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const done = (error: Error | null, result: Buffer) => (error ? reject(error) : resolve(result));
-    if (encoding === 'br') zlib.brotliCompress(body, BROTLI, done);
+    if (encoding === 'br') zlib.brotliCompress(body, BROTLI_OPTIONS, done);
     else if (encoding === 'gzip') zlib.gzip(body, done);
     else zlib.deflate(body, done);
   });
