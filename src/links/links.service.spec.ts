@@ -60,8 +60,8 @@ describe('LinksService', () => {
   });
 
   describe('listAll', () => {
-    const ids = async () =>
-      (await readJson(String((await service.listAll()).body.identity))).data.map((l) => l.id);
+    const listed = async () => readJson(String((await service.listAll()).body.identity));
+    const ids = async () => (await listed()).data.map((l) => l.id);
 
     it('answers the rendered list with the ETag Express would give its body', async () => {
       const list = await service.listAll();
@@ -82,10 +82,7 @@ describe('LinksService', () => {
         `INSERT INTO links (id, created_at, updated_at) VALUES ('new', '2027-01-01', now())`,
       );
       expect(await ids()).toEqual(['early', 'a', 'b', 'new']);
-      const updatedAt = async () =>
-        (await readJson(String((await service.listAll()).body.identity))).data.find(
-          (l) => l.id === 'new',
-        );
+      const updatedAt = async () => (await listed()).data.find((l) => l.id === 'new');
       const before = await updatedAt();
       await dataSource.query(`UPDATE links SET id = id WHERE id = 'new'`);
       expect(await updatedAt()).not.toEqual(before);
