@@ -3,9 +3,11 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { APP_OPTIONS, configureApp } from './app.setup';
 import { HttpEnv } from './config/http.env';
+import { keepRequestObjectsYoung } from './garbage-collection';
 
 /** Builds and starts the API; resolves with its base URL once it listens. */
 export async function startApi(): Promise<{ app: NestExpressApplication; url: string }> {
+  keepRequestObjectsYoung();
   const app = await NestFactory.create<NestExpressApplication>(
     await AppModule.forRoot(),
     APP_OPTIONS,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { weakApiKeyProblems } from '../../src/api-keys/environment-keys';
 import { compiledApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
+import { waitFor } from '../support/wait-for';
 
 // The production path as an operator meets it: compile, `migration:run`, then `node dist/entry/main.js`.
 describe('production start', () => {
@@ -58,21 +59,24 @@ describe('production start', () => {
     expect(failure.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('migrates with the CLI, then serves until SIGTERM', async () => {
-    const env = {
-      ...baseEnv,
-      DATABASE_URL: databaseUrl.toString(),
-      API_KEYS: key,
-      CURSOR_SECRET: 'prod-cursor-secret-0123456789abcdef',
-      PORT: '0',
-      SHUTDOWN_DRAIN_DELAY_MS: '100',
-    };
-    const migrate = await run(
+  const env = {
+    ...baseEnv,
+    DATABASE_URL: databaseUrl.toString(),
+    API_KEYS: key,
+    CURSOR_SECRET: 'prod-cursor-secret-0123456789abcdef',
+    PORT: '0',
+    SHUTDOWN_DRAIN_DELAY_MS: '100',
+  };
+
+  const migrate = () =>
+    run(
       'node_modules/.bin/typeorm',
       ['migration:run', '-d', join(outDir, 'entry/migration.data-source.js')],
       { env },
     );
-    expect(migrate.stdout).toContain('CreateLinksAndClients1767225600000');
+
+  it('migrates with the CLI, then serves until SIGTERM', async () => {
+    expect((await migrate()).stdout).toContain('CreateLinksAndClients1767225600000');
 
     const api = await startCompiledApi(join(outDir, 'entry/main.js'), env);
     try {
@@ -101,6 +105,35 @@ describe('production start', () => {
       expect(api.stdout()).toContain('closed cleanly');
     }
   }, 30000);
+
+  // The probe makes objects the way a request through passport does and counts the full
+  // collections they cost (test/support/pretenuring-probe.cjs).
+  it('keeps the objects made per request young: V8 pretenures none of them', async () => {
+    await migrate();
+    const probe = join(process.cwd(), 'test/support/pretenuring-probe.cjs');
+    const api = await startCompiledApi(join(outDir, 'entry/main.js'), {
+      ...env,
+      NODE_OPTIONS: `--require "${probe}"`,
+    });
+    try {
+      api.child.kill('SIGUSR2');
+      const reported = await waitFor(() => /full collections: (\d+)/.exec(api.stderr()), {
+        what: 'the probe to finish',
+        timeoutMs: 60000,
+      });
+      expect(Number(reported[1])).toBeLessThanOrEqual(8);
+    } finally {
+      api.child.kill('SIGTERM');
+      await api.exited;
+    }
+    // The probe's sensitivity: in a plain process, with V8's default, the same work costs a
+    // hundred full collections or more.
+    const plain = await run('node', [
+      '-e',
+      `require(${JSON.stringify(probe)}).countFullCollections().then(console.log)`,
+    ]);
+    expect(Number(plain.stdout)).toBeGreaterThanOrEqual(50);
+  }, 120000);
 });
 
 // docker-compose.yml: its one-shot `keygen` generates the key the production start accepts,

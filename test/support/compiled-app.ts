@@ -59,6 +59,8 @@ export interface RunningApi {
   url: string;
   /** Everything the process wrote to stdout so far. */
   stdout(): string;
+  /** Everything the process wrote to stderr so far. */
+  stderr(): string;
   /** The first JSON log line matching, waiting for it (10 s unless told). */
   logLine(
     matches: (line: Record<string, unknown>) => boolean,
@@ -91,7 +93,7 @@ export async function startCompiledApi(
       what: () => `a matching log line in:\n${stdout}`,
       timeoutMs,
     });
-  return { child, url, stdout: () => stdout, logLine, exited };
+  return { child, url, stdout: () => stdout, stderr: () => stderr, logLine, exited };
 }
 
 export function parseLogLines(text: string): Record<string, unknown>[] {
