@@ -107,13 +107,13 @@ describe('production start', () => {
   }, 30000);
 
   // The probe makes objects the way a request through passport does and counts the full
-  // collections they cost (test/support/pretenuring-probe.cjs).
+  // collections they cost (test/support/pretenuring-probe.mjs).
   it('keeps the objects made per request young: V8 pretenures none of them', async () => {
     await migrate();
-    const probe = join(process.cwd(), 'test/support/pretenuring-probe.cjs');
+    const probe = join(process.cwd(), 'test/support/pretenuring-probe.mjs');
     const api = await startCompiledApi(join(outDir, 'entry/main.js'), {
       ...env,
-      NODE_OPTIONS: `--require "${probe}"`,
+      NODE_OPTIONS: `--import "${probe}"`,
     });
     try {
       api.child.kill('SIGUSR2');
@@ -129,8 +129,10 @@ describe('production start', () => {
     // The probe's sensitivity: in a plain process, with V8's default, the same work costs a
     // hundred full collections or more.
     const plain = await run('node', [
+      '--input-type=module',
       '-e',
-      `require(${JSON.stringify(probe)}).countFullCollections().then(console.log)`,
+      `import { countFullCollections } from ${JSON.stringify(probe)};
+       console.log(await countFullCollections());`,
     ]);
     expect(Number(plain.stdout)).toBeGreaterThanOrEqual(50);
   }, 120000);

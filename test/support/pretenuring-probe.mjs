@@ -1,10 +1,10 @@
-// Loaded into a process (NODE_OPTIONS=--require) to tell whether V8 pretenures objects made per
+// Loaded into a process (NODE_OPTIONS=--import) to tell whether V8 pretenures objects made per
 // request: on SIGUSR2 it serves 320,000 simulated requests, 32 at a time, each making a short-
 // lived object that gets a closure assigned after it was made (as passport's strategy does), and
 // prints `full collections: N` on stderr. With pretenuring those objects land in the old
 // generation and keep their request's 16 KB alive until a full collection: dozens to hundreds
 // of full collections; without, next to none.
-const { PerformanceObserver, constants } = require('node:perf_hooks');
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 
 function request(id) {
   const body = new Array(2000).fill(id);
@@ -15,7 +15,7 @@ function request(id) {
   });
 }
 
-async function countFullCollections() {
+export async function countFullCollections() {
   let full = 0;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
@@ -35,5 +35,3 @@ async function countFullCollections() {
 process.on('SIGUSR2', () => {
   void countFullCollections().then((full) => process.stderr.write(`full collections: ${full}\n`));
 });
-
-module.exports = { countFullCollections };
