@@ -8,13 +8,14 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 function setUp(maxLength = 100) {
   const table = { content: 'c1', body: 'body-1' };
   const calls = { contentReads: 0, renders: 0 };
-  let release: (() => void) | undefined;
+  let holding = false;
+  const held: (() => void)[] = [];
   let failNext = false;
   const render = async (): Promise<RenderedList> => {
     calls.renders++;
     const { content, body } = table;
-    if (release === undefined) await Promise.resolve();
-    else await new Promise<void>((resolve) => (release = resolve));
+    if (holding) await new Promise<void>((resolve) => held.push(resolve));
+    else await Promise.resolve();
     if (failNext) {
       failNext = false;
       throw new Error('batch failed');
@@ -31,8 +32,9 @@ function setUp(maxLength = 100) {
     table,
     calls,
     /** Makes renders wait for `finishRender` from now on. */
-    holdRenders: () => (release = () => undefined),
-    finishRender: () => release?.(),
+    holdRenders: () => (holding = true),
+    /** Finishes the oldest render still held, or the one at `index` among them. */
+    finishRender: (index = 0) => held.splice(index, 1)[0]?.(),
     failNextRender: () => (failNext = true),
   };
 }
@@ -100,34 +102,29 @@ describe('RenderedListCache', () => {
 
   it('does not let a render that finished after a later one started undo it', async () => {
     // Too long to keep, so every call renders its own: two renders can overlap.
-    const table = { content: 'c1', body: 'a body too long to keep' };
-    const finishes: (() => void)[] = [];
-    let renders = 0;
-    const render = (): Promise<RenderedList> => {
-      renders++;
-      const { content, body } = table;
-      return new Promise((resolve) => {
-        const rendered = { body: new PrecompressedBody(Buffer.from(body)), etag: '', content };
-        finishes.push(() => resolve(rendered));
-      });
-    };
-    const cache = new RenderedListCache(async () => table.content, render, 10);
+    const { cache, table, calls, holdRenders, finishRender } = setUp(10);
+    table.body = 'a body too long to keep';
+    holdRenders();
     const first = cache.get();
     await tick();
-    finishes[0]();
+    finishRender();
     await first;
 
     const older = cache.get();
     Object.assign(table, { content: 'c2', body: 'short' });
     const newer = cache.get();
-    finishes[2]();
+    finishRender(1);
     await newer;
-    finishes[1]();
+    finishRender();
     await older;
 
-    // The later render, short enough to keep, is what the next call finds.
-    expect((await cache.get()).content).toBe('c2');
-    expect(renders).toBe(3);
+    // The later render, short enough to keep, is what the next call finds (a render it
+    // started instead would be let finish here, and counted).
+    const next = cache.get();
+    await tick();
+    finishRender();
+    expect((await next).content).toBe('c2');
+    expect(calls.renders).toBe(3);
   });
 
   it('keeps nothing of a failed render: the next call renders again', async () => {
