@@ -52,9 +52,10 @@ GRANT USAGE, CREATE ON SCHEMA public TO :"owner_role";
 GRANT USAGE ON SCHEMA public TO :"api_role";
 -- Change feeds find their safe point among other sessions in pg_stat_activity.
 GRANT pg_read_all_stats TO :"api_role";
--- Behind a pooler that drops startup parameters, these hold what the API asks for at connect.
-ALTER ROLE :"api_role" SET plan_cache_mode = force_custom_plan;
+-- Behind a pooler that drops startup parameters, this holds what the API asks for at connect.
 ALTER ROLE :"api_role" SET statement_timeout = :'statement_timeout';
+-- Earlier releases set plan_cache_mode here; the API now chooses which statements keep a plan.
+ALTER ROLE :"api_role" RESET plan_cache_mode;
 
 -- Table privileges, once the migrations have made the tables, granted as their owner (an
 -- administrator that is not a superuser needs membership of the owner role for that).

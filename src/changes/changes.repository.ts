@@ -78,7 +78,10 @@ export class ChangesRepository {
 
   private async safePoint(): Promise<string> {
     const text = SAFE_POINT_QUERY;
-    const [row] = await this.database.query<{ safePoint: string }[]>(text, [], { primary: true });
+    const [row] = await this.database.query<{ safePoint: string }[]>(text, [], {
+      primary: true,
+      prepared: true,
+    });
     return row.safePoint;
   }
 }

@@ -130,7 +130,7 @@ export class ClientsRepository {
   async findById(id: string): Promise<ClientRow | undefined> {
     if (!isStorableText(id)) return undefined;
     const { text, params } = getQuery(id);
-    const [row] = await this.database.query<ClientRow[]>(text, params);
+    const [row] = await this.database.query<ClientRow[]>(text, params, { prepared: true });
     return row;
   }
 

@@ -10,8 +10,6 @@ export interface DatabaseSettings {
   timeoutMs: number;
   /** Read replicas: when given, TypeORM sends every read outside a transaction to one. */
   replicaUrls?: string[];
-  /** Off behind a transaction-mode pooler that cannot keep them (PgBouncer before 1.21). */
-  preparedStatements?: boolean;
 }
 
 /**
@@ -23,7 +21,6 @@ export function dataSourceOptions({
   url,
   timeoutMs,
   replicaUrls = [],
-  preparedStatements = true,
 }: DatabaseSettings): DataSourceOptions {
   url = withLibpqSslMode(url, 'DATABASE_URL');
   replicaUrls = replicaUrls.map((replica) => withLibpqSslMode(replica, 'DATABASE_REPLICA_URLS'));
@@ -58,11 +55,6 @@ export function dataSourceOptions({
       statement_timeout: timeoutMs,
       query_timeout: timeoutMs + 1000,
       application_name: 'links-clients-api',
-      // The API's queries run as prepared statements (DatabaseReader); a plan cached for any
-      // parameters can scan the whole table where one made for the actual ones reads a page.
-      // Unnamed statements are always planned for their parameters, and a pooler such as
-      // PgBouncer refuses this startup parameter.
-      ...(preparedStatements && { options: '-c plan_cache_mode=force_custom_plan' }),
     },
   };
 }

@@ -65,13 +65,22 @@ describe('DatabaseReader', () => {
 
   it('names one prepared statement per query text', async () => {
     const { reader, sent } = readerAnsweringIn(1);
-    for (const text of ['SELECT 1', 'SELECT 2', 'SELECT 1']) await reader.query(text, []);
+    for (const text of ['SELECT 1', 'SELECT 2', 'SELECT 1']) {
+      await reader.query(text, [], { prepared: true });
+    }
     expect(sent.map(({ name }) => name)).toEqual(['api_1', 'api_2', 'api_1']);
+  });
+
+  it('sends a statement not asked to be prepared unnamed, planned for its parameters', async () => {
+    const { reader, sent } = readerAnsweringIn(1);
+    await reader.query('SELECT $1::int', [1]);
+    await reader.query('SELECT $1::int', [1], { primary: true });
+    expect(sent.map(({ name }) => name)).toEqual([undefined, undefined]);
   });
 
   it('stops naming statements past a bound, so connections never fill up', async () => {
     const { reader, sent } = readerAnsweringIn(0);
-    for (let n = 0; n < 250; n++) await reader.query(`SELECT ${n}`, []);
+    for (let n = 0; n < 250; n++) await reader.query(`SELECT ${n}`, [], { prepared: true });
     expect(new Set(sent.map(({ name }) => name)).size).toBe(201);
     expect(sent.at(-1)?.name).toBeUndefined();
   });

@@ -11,12 +11,19 @@ const unavailable = () => new ServiceUnavailableException(DATABASE_UNAVAILABLE);
 export interface ReadOptions {
   /** Read from the primary even when replicas are configured (what a replica lags on matters). */
   primary?: boolean;
+  /**
+   * Prepare the statement once per connection and let PostgreSQL keep its plan: for statements
+   * whose best plan is the same whatever their parameters (a lookup by primary key, a statement
+   * without parameters). Any other statement is sent unnamed and planned for its own parameters
+   * at every execution: a plan kept for any parameters can read a whole table to join one page.
+   */
+  prepared?: boolean;
 }
 
 /**
  * How the API reads: read-only queries where reads belong — a read replica when
  * DATABASE_REPLICA_URLS configures some (TypeORM sends raw queries to the primary unless
- * asked), else the primary — each within DATABASE_TIMEOUT_MS, as a prepared statement.
+ * asked), else the primary — each within DATABASE_TIMEOUT_MS.
  */
 @Injectable()
 export class DatabaseReader {
@@ -37,7 +44,7 @@ export class DatabaseReader {
    * given up on before it got a connection is not run; one already running still releases its
    * connection, and statement_timeout cuts it in the database.
    */
-  query<T>(text: string, params: unknown[], { primary = false }: ReadOptions = {}): Promise<T> {
+  query<T>(text: string, params: unknown[], options: ReadOptions = {}): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     let expired = false;
     const deadline = new Promise<never>((_resolve, reject) => {
@@ -46,14 +53,14 @@ export class DatabaseReader {
         reject(unavailable());
       }, this.deadlineMs);
     });
-    const read = this.run<T>(text, params, primary, () => expired);
+    const read = this.run<T>(text, params, options, () => expired);
     return Promise.race([read, deadline]).finally(() => clearTimeout(timer));
   }
 
   private async run<T>(
     text: string,
     params: unknown[],
-    primary: boolean,
+    { primary = false, prepared = false }: ReadOptions,
     givenUp: () => boolean,
   ): Promise<T> {
     const [connection, release] = await this.pools.connection(primary ? 'primary' : 'read');
@@ -69,7 +76,7 @@ export class DatabaseReader {
     let failure: unknown;
     try {
       const result = await connection.query({
-        name: this.statementName(text),
+        name: prepared ? this.statementName(text) : undefined,
         text,
         values: params,
       });
@@ -86,12 +93,13 @@ export class DatabaseReader {
   }
 
   /**
-   * Each query text becomes a named prepared statement, parsed once per connection (and still
-   * planned for its parameters: see plan_cache_mode in data-source.ts); parsing and analysing a
-   * statement cost the database more than the get by id it serves. The texts come from the
-   * query builders, so they are few; past a bound (a builder gone wrong) a query runs unnamed
-   * rather than fill every connection with statements. DATABASE_PREPARED_STATEMENTS=false
-   * runs every query unnamed, for a pooler that hands each transaction another connection.
+   * A prepared query text becomes a named statement, parsed once per connection; after five
+   * executions PostgreSQL keeps its generic plan where that costs no more than planning each
+   * time. Parsing, analysing and planning cost the database more than the get by id they serve.
+   * The texts come from the query builders, so they are few; past a bound (a builder gone
+   * wrong) a query runs unnamed rather than fill every connection with statements.
+   * DATABASE_PREPARED_STATEMENTS=false runs every query unnamed, for a pooler that hands each
+   * transaction another connection.
    */
   private statementName(text: string): string | undefined {
     if (!this.isPreparing) return undefined;

@@ -13,7 +13,6 @@ import { DatabaseReader } from './database-reader';
           url: env.DATABASE_URL,
           timeoutMs: env.DATABASE_TIMEOUT_MS,
           replicaUrls: env.DATABASE_REPLICA_URLS,
-          preparedStatements: env.DATABASE_PREPARED_STATEMENTS,
         }),
         autoLoadEntities: true,
         retryAttempts: 5,

@@ -65,7 +65,7 @@ export class LinksRepository {
     // PostgreSQL text cannot hold NUL: such an id matches no row, and is not sent.
     if (!isStorableText(id)) return undefined;
     const { text, params } = linkQuery(id);
-    const [row] = await this.database.query<LinkRow[]>(text, params);
+    const [row] = await this.database.query<LinkRow[]>(text, params, { prepared: true });
     return row;
   }
 
@@ -79,6 +79,7 @@ export class LinksRepository {
     const [{ count, xor }] = await this.database.query<{ count: string; xor: string }[]>(
       text,
       params,
+      { prepared: true },
     );
     return listContent(count, xor);
   }
