@@ -5,6 +5,7 @@ import zlib, { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { clearTables, insertClients, insertLinks } from '../support/fixtures';
+import { waitFor } from '../support/wait-for';
 
 interface RawResponse {
   status: number;
@@ -47,6 +48,13 @@ describe('Conditional requests, caching headers and compression', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     await insertLinks(t.dataSource, [{ id: 'link-1' }, { id: 'link-2' }]);
     await insertClients(t.dataSource, [{ id: 'client-1', linkId: 'link-1', status: 'new' }]);
+    // The feeds serve a change only once it is past their safe point's margin; until then two
+    // reads of a feed may rightly differ, and a 304 test would depend on the timing.
+    await waitFor(
+      async () =>
+        (await request(server).get('/api/data/changes/clients').set(AUTH)).body.data?.length === 1,
+      { what: 'the client feed to serve the fixtures' },
+    );
   });
   afterAll(() => t.close());
 
