@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiKeys, EXAMPLE_API_KEYS, weakApiKeyProblems } from './environment-keys';
+import { randomBytes } from 'node:crypto';
+import { ApiKeys, DEMO_KEY_PREFIX, EXAMPLE_API_KEYS, weakApiKeyProblems } from './environment-keys';
 
 describe('ApiKeys', () => {
   const keys = new ApiKeys(['first-key', 'second-key', 'ünï-key']);
@@ -75,6 +76,21 @@ describe('weakApiKeyProblems (the production start)', () => {
     expect(weakApiKeyProblems([strong, 'a'.repeat(32)])).toEqual([]);
   });
 
+  const readmeKey = 'demo_RG7qMaAVsJik2EzwH8jI6oYjPSpU6dT-';
+
+  it('refuses the demo key README.md shows as an example', () => {
+    expect(weakApiKeyProblems([readmeKey])).toEqual([
+      'API_KEYS entry 1 is an example key published with the project',
+    ]);
+  });
+
+  it('refuses any key of the development start, made as npm start makes it', () => {
+    const demoKey = `${DEMO_KEY_PREFIX}${randomBytes(24).toString('base64url')}`;
+    expect(weakApiKeyProblems([demoKey])).toEqual([
+      'API_KEYS entry 1 is a development demo key (starts with "demo_")',
+    ]);
+  });
+
   // Walked rather than asked of git, so that it also runs in copies of the tree (mutation testing).
   const NOT_SHIPPED = new Set([
     'node_modules',
@@ -84,7 +100,7 @@ describe('weakApiKeyProblems (the production start)', () => {
     'dist',
     'coverage',
   ]);
-  const SHOWN = /(\.md|\.ya?ml|^\.env\.example)$|^(examples|deploy)\//;
+  const SHOWN = /(\.md|\.ya?ml|^\.env\.example|^openapi\.json)$|^(examples|deploy|clients)\//;
   const shippedFiles = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
       const path = dir === '.' ? entry.name : join(dir, entry.name);
@@ -92,25 +108,38 @@ describe('weakApiKeyProblems (the production start)', () => {
       return SHOWN.test(path) ? [path] : [];
     });
 
-  // Whatever key the docs, compose, .env.example, manifests or examples show is public.
+  // Whatever key the shipped files show is public: one set or sent, or one of a key's prefixes.
+  const SHOWN_KEY =
+    /(?:API_KEYS?\s*[=:]\s*|apiKey\s*:\s*|--api-key[=\s]+|Bearer\s+)['"]?([\w.~+/=,-]+)|\b((?:demo|lcapi)_[\w-]+)/g;
   const keysShownIn = (text: string): string[] =>
-    [...text.matchAll(/(?:API_KEYS?\s*[=:]\s*['"]?|Bearer\s+)([\w.~+/=,-]+)/g)].flatMap(
-      ([, value]) => value.split(',').filter((key) => key !== ''),
+    [...text.matchAll(SHOWN_KEY)].flatMap(([, listed, prefixed]) =>
+      (listed ?? prefixed).split(',').filter((key) => key !== ''),
     );
 
   it('finds the keys a document shows', () => {
-    expect(keysShownIn("API_KEYS=a-b,c\n  API_KEYS: 'x.y'\ncurl -H 'Bearer tok=' $KEY")).toEqual([
+    const text = [
+      "API_KEYS=a-b,c\n  API_KEYS: 'x.y'\ncurl -H 'Bearer tok=' $KEY",
+      "Demo key:  demo_x-Y\napiKey: 'k1', --api-key k2 (lcapi_Ab3…)",
+    ].join('\n');
+    expect(keysShownIn(text)).toEqual([
       'a-b',
       'c',
       'x.y',
       'tok=',
+      'demo_x-Y',
+      'k1',
+      'k2',
+      'lcapi_Ab3',
     ]);
   });
 
   it('refuses every key shown in the files shipped with the project', () => {
     const shipped = shippedFiles('.');
-    expect(shipped).toEqual(expect.arrayContaining(['.env.example', 'docker-compose.yml']));
+    expect(shipped).toEqual(
+      expect.arrayContaining(['.env.example', 'docker-compose.yml', 'README.md', 'openapi.json']),
+    );
     const shown = shipped.flatMap((file) => keysShownIn(readFileSync(file, 'utf8')));
+    expect(shown).toContain(readmeKey);
     const accepted = shown.filter((key) => weakApiKeyProblems([key]).length === 0);
     expect(accepted).toEqual([]);
   });

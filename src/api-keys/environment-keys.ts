@@ -30,20 +30,24 @@ export class ApiKeys {
 
 export const MIN_PRODUCTION_KEY_LENGTH = 32;
 
+/** Starts every key `npm start` makes, so that one copied into production is recognised. */
+export const DEMO_KEY_PREFIX = 'demo_';
+
 /**
- * Example keys once shipped with the project (docs, compose, .env.example, manifests): public,
- * so never valid in production. A test scans the repository and fails on any example missing
- * here that the length and `change-me` rules do not already refuse.
+ * Example keys once shipped with the project (docs, compose, .env.example, manifests, examples,
+ * clients): public, so never valid in production. A test scans those files and fails on any
+ * example that no rule below refuses.
  */
 export const EXAMPLE_API_KEYS: readonly string[] = [
   'dev-key-change-me',
   'change-me-key-1',
   'change-me-key-2',
+  'demo_RG7qMaAVsJik2EzwH8jI6oYjPSpU6dT-', // README.md, the output of `npm start`
 ];
 
 /**
- * Why each API_KEYS entry is unfit for production: too short, a placeholder or a published
- * example. Entries are named by position (1-based), never printed.
+ * Why each API_KEYS entry is unfit for production: too short, a placeholder, a published example
+ * or a development demo key. Entries are named by position (1-based), never printed.
  */
 export function weakApiKeyProblems(keys: readonly string[]): string[] {
   return keys.flatMap((key, index) => {
@@ -53,6 +57,9 @@ export function weakApiKeyProblems(keys: readonly string[]): string[] {
     if (/change-me/i.test(key)) return [`${entry} is a placeholder (contains "change-me")`];
     if (EXAMPLE_API_KEYS.includes(key))
       return [`${entry} is an example key published with the project`];
+    // Only the development start makes such keys; each checkout keeps its own, unlisted here.
+    if (key.startsWith(DEMO_KEY_PREFIX))
+      return [`${entry} is a development demo key (starts with "${DEMO_KEY_PREFIX}")`];
     return [];
   });
 }

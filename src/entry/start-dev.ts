@@ -5,6 +5,7 @@ import {
   useDevelopmentDatabaseUnlessConfigured,
 } from '../dev/embedded-database';
 import { seedDemoData } from '../dev/seed-demo-data';
+import { DEMO_KEY_PREFIX } from '../api-keys/environment-keys';
 import { shutDownGracefully } from '../health/graceful-shutdown';
 import { standaloneDataSource } from '../standalone-data-source';
 import { startApi } from '../start-api';
@@ -49,7 +50,7 @@ async function prepareDatabase(): Promise<void> {
 
 // A random key per checkout, kept with the development data so it survives restarts.
 const demoApiKey = () =>
-  keptSecret('demo-api-key', () => `demo_${randomBytes(24).toString('base64url')}`);
+  keptSecret('demo-api-key', () => `${DEMO_KEY_PREFIX}${randomBytes(24).toString('base64url')}`);
 
 /** A secret made once per checkout under .data/ (owner-only), so restarts keep it. */
 function keptSecret(name: string, make: () => string): string {
