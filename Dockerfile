@@ -29,4 +29,4 @@ ENV NODE_OPTIONS="--max-old-space-size-percentage=50 --max-semi-space-size=8"
 # Files stay root-owned, so the app cannot rewrite its own code.
 USER node
 EXPOSE 3000
-CMD ["node", "dist/entry/main.js"]
+CMD ["node", "dist/main.js"]

@@ -62,7 +62,7 @@ async function standalone() {
   build();
   const database = await createDatabase('bench_compression');
   const server = startServer(
-    'dist/entry/main.js',
+    'dist/main.js',
     { DATABASE_URL: database.url, API_KEYS: API_KEY },
     await freePort(),
   );

@@ -129,7 +129,7 @@ async function standalone() {
     );
     const port = await freePort();
     server = startServer(
-      'dist/entry/main.js',
+      'dist/main.js',
       { DATABASE_URL: database.url, API_KEYS: 'bench-key' },
       port,
     );

@@ -30,7 +30,7 @@ const settings = {
   only: process.env.BENCH_SCENARIOS?.split(','),
 };
 const log = (message) => console.log(`[bench] ${message}`);
-const SCRIPT = 'dist/entry/main.js';
+const SCRIPT = 'dist/main.js';
 
 // 10K links over two years; 1M clients, a fifth of them on five hot links; ~60 % connected,
 // ~35 % new, a few other statuses; 10 % deleted; created at random over two years.
@@ -97,7 +97,7 @@ async function startServers(env) {
   const wordsOf = (variant) => variant.split(' ').filter(Boolean);
   const buildOf = (variant) => wordsOf(variant).find((word) => word.startsWith('BUILD='));
   const variantScript = (variant) =>
-    buildOf(variant) ? join(buildOf(variant).slice('BUILD='.length), 'entry/main.js') : SCRIPT;
+    buildOf(variant) ? join(buildOf(variant).slice('BUILD='.length), 'main.js') : SCRIPT;
   const variantEnv = (variant) => {
     const words = wordsOf(variant).filter((word) => !word.startsWith('BUILD='));
     const options = words.filter((word) => word.startsWith('--')).join(' ');
@@ -308,7 +308,7 @@ function summarise({ name, ours, oursAgain, nest, raw }) {
 async function profileLayers(env, paths) {
   const directory = mkdtempSync(join(tmpdir(), 'links-clients-profile-'));
   const server = startServer(
-    'dist/entry/main.js',
+    'dist/main.js',
     { ...env, SHUTDOWN_DRAIN_DELAY_MS: '0' },
     await freePort(),
     ['--cpu-prof', `--cpu-prof-dir=${directory}`],

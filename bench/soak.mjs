@@ -64,7 +64,7 @@ async function main() {
     );
     const port = await freePort();
     const api = startServer(
-      'dist/entry/main.js',
+      'dist/main.js',
       {
         DATABASE_URL: db.url,
         API_KEYS: API_KEY,

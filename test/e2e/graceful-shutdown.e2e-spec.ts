@@ -86,7 +86,7 @@ describe('Graceful shutdown on SIGTERM', () => {
     });
 
   beforeAll(async () => {
-    mainJs = join(await compiledApp(), 'entry/main.js');
+    mainJs = join(await compiledApp(), 'main.js');
     dataSource = await createSuiteDatabase();
     await insertLinks(dataSource, [{ id: 'link-1' }, { id: 'link-2' }]);
   }, 180000);

@@ -41,7 +41,7 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
     run('node', [join(outDir, 'entry/keys-cli.js'), ...args], { env: extraEnv, cwd });
 
   function startApi(extraEnv: Record<string, string>): Promise<RunningApi> {
-    const api: ChildProcess = spawn('node', [join(outDir, 'entry/main.js')], {
+    const api: ChildProcess = spawn('node', [join(outDir, 'main.js')], {
       env: { ...env, PORT: '0', ...extraEnv },
     });
     let output = '';
@@ -82,7 +82,7 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
   });
 
   it('refuses to boot with no API_KEYS and no active key in the database', async () => {
-    const failure = await run('node', [join(outDir, 'entry/main.js')], {
+    const failure = await run('node', [join(outDir, 'main.js')], {
       env: { ...env, PORT: '0' },
     }).catch((error) => error);
     expect(failure.code).toBe(1);

@@ -7,7 +7,7 @@ import { weakApiKeyProblems } from '../../src/api-keys/environment-keys';
 import { compiledApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
 import { waitFor } from '../support/wait-for';
 
-// The production path as an operator meets it: compile, `migration:run`, then `node dist/entry/main.js`.
+// The production path as an operator meets it: compile, `migration:run`, then `node dist/main.js`.
 describe('production start', () => {
   // The production start refuses keys under 32 characters.
   const key = randomBytes(24).toString('base64url');
@@ -27,7 +27,7 @@ describe('production start', () => {
   });
 
   it('refuses to boot without its configuration, naming each variable', async () => {
-    const failure = await run('node', [join(outDir, 'entry/main.js')], { env: baseEnv }).catch(
+    const failure = await run('node', [join(outDir, 'main.js')], { env: baseEnv }).catch(
       (error) => error,
     );
     expect(failure.code).toBe(1);
@@ -39,7 +39,7 @@ describe('production start', () => {
 
   it('refuses short, placeholder and example keys, naming each by position, printing none', async () => {
     const weak = ['short-key', 'x'.repeat(24) + '-change-me', 'dev-key-change-me'];
-    const failure = await run('node', [join(outDir, 'entry/main.js')], {
+    const failure = await run('node', [join(outDir, 'main.js')], {
       env: {
         ...baseEnv,
         DATABASE_URL: databaseUrl.toString(),
@@ -78,7 +78,7 @@ describe('production start', () => {
   it('migrates with the CLI, then serves until SIGTERM', async () => {
     expect((await migrate()).stdout).toContain('CreateLinksAndClients1767225600000');
 
-    const api = await startCompiledApi(join(outDir, 'entry/main.js'), env);
+    const api = await startCompiledApi(join(outDir, 'main.js'), env);
     try {
       const res = await fetch(`${api.url}/api/data/clients`, {
         headers: { Authorization: `Bearer ${key}` },
@@ -111,7 +111,7 @@ describe('production start', () => {
   it('keeps the objects made per request young: V8 pretenures none of them', async () => {
     await migrate();
     const probe = join(process.cwd(), 'test/support/pretenuring-probe.mjs');
-    const api = await startCompiledApi(join(outDir, 'entry/main.js'), {
+    const api = await startCompiledApi(join(outDir, 'main.js'), {
       ...env,
       NODE_OPTIONS: `--import "${probe}"`,
     });
@@ -148,7 +148,7 @@ describe('docker compose keys', () => {
   const [, , script] = compose.services.keygen.command;
   const [, , apiCommand] = compose.services.api.command;
   const apiEnv = (env: Record<string, string>) =>
-    run('sh', ['-c', inKeys(apiCommand).replace('exec node dist/entry/main.js', 'env')], {
+    run('sh', ['-c', inKeys(apiCommand).replace('exec node dist/main.js', 'env')], {
       env: { PATH: process.env.PATH as string, ...env },
     }).then(({ stdout }) => Object.fromEntries(stdout.split('\n').map((l) => l.split(/=(.*)/s))));
 

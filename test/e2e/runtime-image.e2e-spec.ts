@@ -7,7 +7,7 @@ import { compiledApp, onTestServer, run, startCompiledApi } from '../support/com
 
 // No Docker engine runs here, so this replays the Dockerfile's runtime stage in a directory
 // outside the project: a production-only install, the compiled dist/, the
-// migration CLI and `node dist/entry/main.js` must work with nothing else around them.
+// migration CLI and `node dist/main.js` must work with nothing else around them.
 describe('Container runtime stage, reproduced', () => {
   // The production start refuses keys under 32 characters.
   const key = randomBytes(24).toString('base64url');
@@ -43,7 +43,7 @@ describe('Container runtime stage, reproduced', () => {
       expect.stringMatching(/^ENV NODE_OPTIONS="--max-old-space-size-percentage=\d+ /),
       'USER node',
       'EXPOSE 3000',
-      'CMD ["node", "dist/entry/main.js"]',
+      'CMD ["node", "dist/main.js"]',
     ]);
   });
 
@@ -99,7 +99,7 @@ describe('Container runtime stage, reproduced', () => {
     );
     expect(migrate.stdout).toContain('CreateLinksAndClients1767225600000');
 
-    const api = await startCompiledApi('dist/entry/main.js', appEnv, appDir);
+    const api = await startCompiledApi('dist/main.js', appEnv, appDir);
     try {
       const res = await fetch(`${api.url}/api/data/links`, {
         headers: { Authorization: `Bearer ${key}` },

@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { shutDownGracefully } from '../health/graceful-shutdown';
-import { weakApiKeyProblems } from '../api-keys/environment-keys';
-import { splitList } from '../config/env-decorators';
-import { validateEnvSections } from '../config/env';
-import { startApi } from '../start-api';
+import { shutDownGracefully } from './health/graceful-shutdown';
+import { weakApiKeyProblems } from './api-keys/environment-keys';
+import { splitList } from './config/env-decorators';
+import { validateEnvSections } from './config/env';
+import { startApi } from './start-api';
 
 // One message for every problem: the weak keys together with any other invalid variable.
 async function refuseInvalidEnvironment(): Promise<void> {
