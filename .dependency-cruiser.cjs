@@ -3,8 +3,8 @@
 // other folders and never a higher one; so no two folders can import each other, directly or
 // around a loop.
 const LAYERS = [
-  ['entry'],
-  ['(?:[^/]+\\.ts)'], // src/app.module.ts, app.setup.ts, start-api.ts, standalone-data-source.ts
+  ['entry', 'main.ts'], // the entry points: src/main.ts (the production start) and src/entry/
+  ['*.ts'], // the other files in src/: app.module, app.setup, start-api, standalone-data-source
   // The change feeds serve links and clients as they are: they reuse those resources' columns,
   // renderers and response types, so a field still has one home.
   ['changes'],
@@ -17,7 +17,14 @@ const LAYERS = [
 ];
 const RESOURCES = '^src/(links|clients|changes)/';
 
-const inFolder = (name) => (name.startsWith('(') ? `^src/${name}$` : `^src/${name}/`);
+// A layer's member: a folder ('entry'), one file in src/ ('main.ts'), or '*.ts', every other
+// file in src/.
+const inFolder = (name) => {
+  if (name === '*.ts') return '^src/(?!main\\.ts$)[^/]+\\.ts$';
+  if (name.endsWith('.ts')) return `^src/${name.replace('.', '\\.')}$`;
+  return `^src/${name}/`;
+};
+const labelOf = (name) => (name.endsWith('.ts') ? `src/${name}` : name);
 const anyOf = (names) => names.map(inFolder).join('|');
 
 const layerRules = LAYERS.flatMap((layer, index) =>
@@ -28,7 +35,7 @@ const layerRules = LAYERS.flatMap((layer, index) =>
     }))
     .filter(({ above }) => above.length > 0)
     .map(({ folder, above }) => ({
-      name: `layers: ${folder.startsWith('(') ? 'src/*.ts' : folder}`,
+      name: `layers: ${labelOf(folder)}`,
       comment: 'A folder imports only the layers below its own (see docs/architecture.md).',
       severity: 'error',
       from: { path: inFolder(folder) },
@@ -61,10 +68,12 @@ module.exports = {
     },
     {
       name: 'nothing-imports-entry',
-      comment: 'Entry points (main, dev start, CLIs, openapi writer) are started, never imported.',
+      comment:
+        'Entry points (src/main.ts, the production start; in src/entry/ the dev start, CLIs ' +
+        'and openapi writer) are started, never imported.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/entry/' },
-      to: { path: '^src/entry/' },
+      from: { path: '^src/' },
+      to: { path: '^src/(?:entry/|main\\.ts$)' },
     },
     ...layerRules,
   ],
