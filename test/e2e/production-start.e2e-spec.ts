@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -24,6 +24,12 @@ describe('production start', () => {
 
   afterAll(async () => {
     await onTestServer(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
+  });
+
+  it('`npm run start:prod` is `node dist/main.js`, which the build writes', () => {
+    const { scripts } = JSON.parse(readFileSync('package.json', 'utf8'));
+    expect(scripts['start:prod']).toBe('node dist/main.js');
+    expect(existsSync(join(outDir, 'main.js'))).toBe(true);
   });
 
   it('refuses to boot without its configuration, naming each variable', async () => {
