@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 // A fixed, greppable prefix lets secret scanners find leaked keys; the rest is base62.
 export const KEY_PREFIX = 'lcapi_';
@@ -34,5 +34,5 @@ export function displayPrefix(key: string): string {
 
 // Keys carry 256 random bits, so a plain SHA-256 is as strong as a slow password hash here.
 export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  return hash('sha256', key, 'buffer');
 }

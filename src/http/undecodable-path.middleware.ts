@@ -11,6 +11,8 @@ const undecodableSegments = new WeakMap<Request, Set<string>>();
 export function undecodablePathMiddleware(req: Request, _res: Response, next: NextFunction) {
   const queryStart = req.url.indexOf('?');
   const path = queryStart === -1 ? req.url : req.url.slice(0, queryStart);
+  // Without a percent sign there is nothing to decode: most requests stop here.
+  if (!path.includes('%')) return next();
   const found = new Set<string>();
   const segments = path.split('/').map((segment) => {
     if (isDecodable(segment)) return segment;
