@@ -1,23 +1,50 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogDestination } from './log-destination';
+import { createLogDestination, LOG_BATCH_BYTES, LOG_FLUSH_INTERVAL_MS } from './log-destination';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('createLogDestination', () => {
   let directory: string;
-  beforeEach(() => (directory = mkdtempSync(join(tmpdir(), 'log-destination-'))));
+  let file: string;
+  let fd: number;
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'log-destination-'));
+    file = join(directory, 'out.log');
+    fd = openSync(file, 'w');
+  });
   afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
-  it('writes asynchronously, and the line arrives', async () => {
-    const file = join(directory, 'out.log');
-    const fd = openSync(file, 'w');
+  // Ends the destination, which closes its file descriptor and stops its flush timer.
+  const end = (destination: ReturnType<typeof createLogDestination>) =>
+    new Promise((resolve) => destination.once('close', resolve).end());
+
+  async function contentWithin(ms: number): Promise<string> {
+    for (const started = Date.now(); Date.now() - started < ms; await pause(20)) {
+      const content = readFileSync(file, 'utf8');
+      if (content !== '') return content;
+    }
+    return readFileSync(file, 'utf8');
+  }
+
+  it('writes asynchronously, a lone line within the flush interval', async () => {
     const destination = createLogDestination(fd);
     // The write is handed to libuv's thread pool instead of the event loop.
     expect(destination).toMatchObject({ sync: false });
     destination.write('{"msg":"one"}\n');
-    for (let wait = 0; wait < 100 && readFileSync(file, 'utf8') === ''; wait++)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(readFileSync(file, 'utf8')).toBe('{"msg":"one"}\n');
-    closeSync(fd);
+    await pause(LOG_FLUSH_INTERVAL_MS / 4);
+    expect(readFileSync(file, 'utf8')).toBe('');
+    expect(await contentWithin(LOG_FLUSH_INTERVAL_MS * 3)).toBe('{"msg":"one"}\n');
+    await end(destination);
+  });
+
+  it('writes at once when a batch has gathered', async () => {
+    const destination = createLogDestination(fd);
+    const line = `{"msg":"${'x'.repeat(100)}"}\n`;
+    const lines = line.repeat(Math.ceil(LOG_BATCH_BYTES / line.length) + 1);
+    destination.write(lines);
+    expect(await contentWithin(LOG_FLUSH_INTERVAL_MS / 2)).toBe(lines);
+    await end(destination);
   });
 });
