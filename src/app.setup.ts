@@ -2,7 +2,6 @@ import { NestApplicationOptions } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Server } from 'node:http';
 import { Express, NextFunction, Request, Response } from 'express';
-import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { parseQuery } from './http/parse-query';
 import { requestIdMiddleware } from './http/request-id.middleware';
@@ -13,6 +12,7 @@ import { ShutdownState } from './health/shutdown-state';
 import { compressionMiddleware, dataCacheHeaders, useIfNoneMatchFreshness } from './http/caching';
 import { HttpMetrics } from './metrics/http-metrics';
 import { setUpOpenApi } from './http/openapi';
+import { securityHeaders } from './http/security-headers';
 
 // The API reads nothing from request bodies, so none is parsed (a key in a body never counts).
 // Logs written while the app is built wait for the structured logger.
@@ -30,8 +30,8 @@ export function configureApp(app: NestExpressApplication): void {
   app.set('etag', 'weak');
   useIfNoneMatchFreshness((app.getHttpAdapter().getInstance() as Express).request);
   app.use(compressionMiddleware);
-  app.use('/api/data', dataCacheHeaders);
-  app.use(helmet());
+  app.use(dataCacheHeaders);
+  app.use(securityHeaders);
   app.use(requestSizeMiddleware);
   app.use(undecodablePathMiddleware);
   const origins = http.CORS_ORIGINS;

@@ -15,6 +15,10 @@ export const compressionMiddleware: RequestHandler = compression({
 });
 
 export const DATA_CACHE_CONTROL = 'private, no-cache';
+
+/** The data routes: /api/data and below, matched as Express routes them (any letter case). */
+const DATA_PATH = /^\/api\/data(?:[/?]|$)/i;
+export const isDataPath = (url: string) => DATA_PATH.test(url);
 export const ERROR_CACHE_CONTROL = 'no-store';
 export const DATA_VARY = 'Authorization, Accept-Encoding';
 
@@ -25,9 +29,11 @@ export const DATA_VARY = 'Authorization, Accept-Encoding';
  * (ProblemDetailsFilter). The weak ETag is Express's own (`etag` setting, over the exact body
  * in `res.send`), which answers 304 when `req.fresh` (see useIfNoneMatchFreshness).
  */
-export function dataCacheHeaders(_req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
-  res.setHeader('Vary', DATA_VARY);
+export function dataCacheHeaders(req: Request, res: Response, next: NextFunction): void {
+  if (isDataPath(req.url)) {
+    res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
+    res.setHeader('Vary', DATA_VARY);
+  }
   next();
 }
 

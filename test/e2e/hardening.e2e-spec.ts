@@ -10,14 +10,32 @@ describe('HTTP hardening', () => {
   });
   afterAll(() => t.close());
 
-  it('sends helmet headers and no X-Powered-By', async () => {
-    const res = await request(server()).get('/api/data/links').set(AUTH).expect(200);
+  // Data responses carry the security headers that matter to JSON, and no X-Powered-By; the
+  // headers that concern HTML pages are left to the pages.
+  it.each(['/api/data/links', '/API/Data/links', '/api/data/no-such-path'])(
+    '%s: the security headers of a data response',
+    async (path) => {
+      const res = await request(server()).get(path).set(AUTH);
+      expect(res.headers['x-powered-by']).toBeUndefined();
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.headers['content-security-policy']).toBe(
+        "default-src 'none';frame-ancestors 'none'",
+      );
+      expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
+      for (const pageHeader of ['referrer-policy', 'x-xss-protection', 'x-dns-prefetch-control']) {
+        expect(res.headers[pageHeader]).toBeUndefined();
+      }
+    },
+  );
+
+  it.each(['/docs', '/health/live'])("%s: helmet's defaults", async (path) => {
+    const res = await request(server()).get(path).redirects(1);
     expect(res.headers['x-powered-by']).toBeUndefined();
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.headers['strict-transport-security']).toMatch(/max-age=\d+/);
     expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
     expect(res.headers['content-security-policy']).toContain("default-src 'self'");
-    expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
   });
 
   it('has CORS off unless CORS_ORIGINS is set', async () => {
