@@ -13,6 +13,7 @@ import { compressionMiddleware, dataCacheHeaders, useIfNoneMatchFreshness } from
 import { HttpMetrics } from './metrics/http-metrics';
 import { setUpOpenApi } from './http/openapi';
 import { securityHeaders } from './http/security-headers';
+import { answerClientErrors } from './http/client-error';
 
 // The API reads nothing from request bodies, so none is parsed (a key in a body never counts).
 // Logs written while the app is built wait for the structured logger.
@@ -52,6 +53,7 @@ export function configureApp(app: NestExpressApplication): void {
     });
   }
   setServerTimeouts(app.getHttpServer() as Server);
+  answerClientErrors(app.getHttpServer() as Server);
   app.use(app.get(HttpMetrics).middleware);
   const shutdown = app.get(ShutdownState);
   // Counts requests in flight; while draining, every response tells keep-alive clients to
@@ -69,7 +71,7 @@ export function configureApp(app: NestExpressApplication): void {
  * HTTP timeouts, set on purpose: keep-alive outlives the 60 s idle timeout of common
  * load balancers, so they close idle connections first and never reuse one being closed here;
  * a client gets 10 s to send its headers and 30 s for the whole request (trickled headers,
- * slowloris), after which Node answers 408 and closes. Responses themselves are not limited.
+ * slowloris), after which it is answered 408 and closed. Responses themselves are not limited.
  */
 function setServerTimeouts(server: Server): void {
   server.keepAliveTimeout = 65_000;

@@ -10,3 +10,9 @@ export const LINK_NOT_FOUND = 'No link has this id';
 export const INVALID_PATH = 'Invalid path parameters';
 export const INVALID_PERCENT_ENCODING = 'must be valid percent-encoded UTF-8';
 export const bodyTooLarge = (maxBytes: number) => `Request bodies are limited to ${maxBytes} bytes`;
+export const MALFORMED_REQUEST = 'The request is malformed';
+export const REQUEST_TIMEOUT = 'The request was not received in time';
+export const requestTargetTooLong = (maxBytes: number) =>
+  `The request target is too long: a request head must stay under ${maxBytes} bytes`;
+export const headersTooLarge = (maxBytes: number) =>
+  `The request headers are too large: a request head must stay under ${maxBytes} bytes`;

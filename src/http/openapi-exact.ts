@@ -6,10 +6,10 @@ import {
   ResponseObject,
   SchemaObject,
 } from '@nestjs/swagger';
+import { STATUS_CODES } from 'node:http';
 import { DATA_CACHE_CONTROL, DATA_VARY, ERROR_CACHE_CONTROL } from './caching';
-
-// Node's default limit on a request's head (request line and headers): longer is a 414 or 431.
-export const MAX_REQUEST_HEAD_BYTES = 16_384;
+import { MAX_REQUEST_HEAD_BYTES } from './client-error';
+import { headersTooLarge, requestTargetTooLong } from './error-texts';
 
 const text = (description: string, example: string): HeaderObject => ({
   description,
@@ -45,14 +45,33 @@ const NOT_MODIFIED: ResponseObject = {
   description: 'If-None-Match matched the current ETag: no body; keep using the stored one',
   headers: { ...EVERY_ANSWER, ...CACHEABLE },
 };
-// Answered by Node's HTTP parser before the app sees the request: no body.
+// Refused while Node's HTTP parser reads the head (client-error.ts): no request exists yet, so
+// the answer has a new id, no `instance`, and none of the headers of an answered request.
+function refusedByParser(status: number, description: string, detail: string): ResponseObject {
+  const title = STATUS_CODES[status] as string;
+  const requestId = '0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e';
+  return {
+    description,
+    headers: { 'X-Request-Id': EVERY_ANSWER['X-Request-Id'], ...ERROR },
+    content: {
+      'application/problem+json': {
+        schema: { $ref: '#/components/schemas/ProblemDetailsDto' },
+        example: { type: 'about:blank', title, status, detail, requestId },
+      },
+    },
+  };
+}
 const REFUSED_BY_PARSER: Record<string, ResponseObject> = {
-  '414': {
-    description: `The request line is over the server's limit (${MAX_REQUEST_HEAD_BYTES} bytes with the headers)`,
-  },
-  '431': {
-    description: `The request headers are over the server's limit (${MAX_REQUEST_HEAD_BYTES} bytes)`,
-  },
+  '414': refusedByParser(
+    414,
+    `The request target alone reaches the ${MAX_REQUEST_HEAD_BYTES}-byte limit on a request head (its target, header names and values)`,
+    requestTargetTooLong(MAX_REQUEST_HEAD_BYTES),
+  ),
+  '431': refusedByParser(
+    431,
+    `The request headers take the request head (its target, header names and values) to the ${MAX_REQUEST_HEAD_BYTES}-byte limit`,
+    headersTooLarge(MAX_REQUEST_HEAD_BYTES),
+  ),
 };
 
 /**

@@ -22,8 +22,12 @@ export class ProblemDetailsDto {
   @ApiProperty({ example: 'Invalid query parameters' })
   detail!: string;
 
-  @ApiProperty({ description: 'The request path', example: '/api/data/clients' })
-  instance!: string;
+  @ApiPropertyOptional({
+    description:
+      'The request path; absent when the request was refused before its path was read (a 414 or 431, malformed HTTP)',
+    example: '/api/data/clients',
+  })
+  instance?: string;
 
   @ApiProperty({ description: 'Also in the X-Request-Id header and the logs', example: '3f0e…' })
   requestId!: string;

@@ -15,7 +15,7 @@ import { ERROR_CACHE_CONTROL } from './caching';
 import { requestIdOf } from './request-id.middleware';
 import { ProblemDetailsDto } from './problem-details.dto';
 import { ParameterError } from './strict-query.pipe';
-import { UNEXPECTED_ERROR } from './error-texts';
+import { MALFORMED_REQUEST, UNEXPECTED_ERROR } from './error-texts';
 
 export const RETRY_AFTER_SECONDS_ON_OUTAGE = 5;
 
@@ -92,7 +92,7 @@ function toProblem(exception: unknown): Problem {
   // carry a 4xx status; their messages are internal, so only the status is kept.
   const status = (exception as { status?: unknown } | null)?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return { status, detail: 'The request is malformed' };
+    return { status, detail: MALFORMED_REQUEST };
   }
   return { status: 500, detail: UNEXPECTED_ERROR };
 }

@@ -1,24 +1,53 @@
-import { Server } from 'node:http';
+import { Server, STATUS_CODES } from 'node:http';
 import { connect } from 'node:net';
 import request from 'supertest';
 import { createTestApp, TestApp } from '../support/create-app';
 
-/** Sends raw bytes and returns the status line of the answer ('' if the socket just closed). */
-function raw(port: number, bytes: string | Buffer): Promise<string> {
+/**
+ * Sends raw bytes (an array: each part 10 ms after the last, in packets of its own) and
+ * returns the whole answer ('' if the socket just closed).
+ */
+function exchange(port: number, bytes: string | Buffer | string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let answer = '';
     socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
     socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
     socket.on('error', (error) =>
-      (error as { code?: string }).code === 'ECONNRESET'
-        ? resolve(answer.split('\r\n')[0])
-        : reject(error),
+      (error as { code?: string }).code === 'ECONNRESET' ? resolve(answer) : reject(error),
     );
-    socket.on('close', () => resolve(answer.split('\r\n')[0]));
-    socket.write(bytes);
+    socket.on('close', () => resolve(answer));
+    const parts = Array.isArray(bytes) ? [...bytes] : [bytes];
+    const writeNext = () => {
+      if (!socket.writable) return;
+      socket.write(parts.shift() as string | Buffer);
+      if (parts.length > 0) setTimeout(writeNext, 10);
+    };
+    writeNext();
   });
 }
+
+/** The status line of the answer ('' if the socket just closed). */
+const raw = async (port: number, bytes: string | Buffer) =>
+  (await exchange(port, bytes)).split('\r\n')[0];
+
+/** A raw answer's status, headers (names in lower case) and body. */
+function parseAnswer(answer: string) {
+  const [head, body] = answer.split('\r\n\r\n');
+  const [statusLine, ...fields] = head.split('\r\n');
+  const headers = Object.fromEntries(
+    fields.map((field) => [
+      field.slice(0, field.indexOf(':')).toLowerCase(),
+      field.slice(field.indexOf(':') + 1).trim(),
+    ]),
+  );
+  return { status: Number(statusLine.split(' ')[1]), headers, body };
+}
+
+const inPackets = (text: string, size: number) =>
+  Array.from({ length: Math.ceil(text.length / size) }, (_, i) =>
+    text.slice(i * size, (i + 1) * size),
+  );
 
 // Requests Node's HTTP parser or our routes must refuse with a 4xx, never a crash.
 describe('Malformed HTTP', () => {
@@ -48,12 +77,6 @@ describe('Malformed HTTP', () => {
     `GET ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer test-key-primary\r\n${headers}Connection: close\r\n\r\n`;
 
   it.each([
-    [
-      'oversized headers',
-      get('/api/data/clients', `X-Big: ${'a'.repeat(20_000)}\r\n`),
-      /^HTTP\/1\.1 431/,
-    ],
-    ['an oversized URL', get(`/api/data/clients?linkId=${'a'.repeat(20_000)}`), /^HTTP\/1\.1 431/],
     ['a NUL byte in the path', get('/api/data/clients/a\u0000b'), /^HTTP\/1\.1 400/],
     ['a space in the path', get('/api/data/clients/a b'), /^HTTP\/1\.1 400/],
     [
@@ -73,11 +96,42 @@ describe('Malformed HTTP', () => {
     ],
     ['invalid percent-encoding in the path', get('/api/data/clients/%E0%A4%A'), /^HTTP\/1\.1 400/],
     ['invalid percent-encoding in the query', get('/api/data/clients?page=%ZZ'), /^HTTP\/1\.1 400/],
-    ['a request line that is not HTTP', 'HELLO\r\n\r\n', /^HTTP\/1\.1 400/],
     ['binary garbage', Buffer.from([0, 255, 1, 254, 13, 10, 13, 10]), /^(HTTP\/1\.1 400\b.*|)$/],
   ])('%s: a 4xx or a closed connection', async (_case, bytes, expected) => {
     expect(await raw(port, bytes)).toMatch(expected);
   });
+
+  const longTarget = `/api/data/clients/${'a'.repeat(17_000)}`;
+  const cookie = Array.from({ length: 1000 }, (_, i) => `c${i}=${'v'.repeat(20)}`).join('; ');
+  it.each([
+    ['a request target over the limit', 414, get(longTarget)],
+    ['a query over the limit', 414, get(`/api/data/links?clientId=${'a'.repeat(20_000)}`)],
+    ['a request target over the limit, in packets', 414, inPackets(get(longTarget), 1000)],
+    ['headers over the limit', 431, get('/api/data/clients', `X-Big: ${'a'.repeat(20_000)}\r\n`)],
+    ['headers over the limit, in packets', 431, inPackets(get('/', `Cookie: ${cookie}\r\n`), 1000)],
+    ['a request line that is not HTTP', 400, 'HELLO\r\n\r\n'],
+  ])(
+    '%s: %i problem details, never stored, and the connection closed',
+    async (_c, status, bytes) => {
+      const { status: received, headers, body } = parseAnswer(await exchange(port, bytes));
+      expect(received).toBe(status);
+      expect(headers).toMatchObject({
+        'content-type': 'application/problem+json',
+        'cache-control': 'no-store',
+        connection: 'close',
+        'content-length': String(Buffer.byteLength(body)),
+      });
+      // Nothing of the request is echoed: the id is new, and there is no `instance`.
+      expect(JSON.parse(body)).toEqual({
+        type: 'about:blank',
+        title: STATUS_CODES[status],
+        status,
+        detail: expect.any(String),
+        requestId: headers['x-request-id'],
+      });
+      expect(headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    },
+  );
 
   it('answers a client that trickles its headers with 408 and closes, serving others meanwhile', async () => {
     const server = t.app.getHttpServer();
@@ -96,6 +150,7 @@ describe('Malformed HTTP', () => {
       await request(server).get('/health/live').expect(200);
       const closedAt = await closed;
       expect(answer).toMatch(/^HTTP\/1\.1 408/);
+      expect(JSON.parse(parseAnswer(answer).body)).toMatchObject({ status: 408 });
       // Not before the headers timeout, however busy the client keeps the connection.
       expect(closedAt - started).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS);
     } finally {

@@ -88,13 +88,25 @@ describe('OpenAPI document', () => {
             'application/problem+json' in ((response as { content?: object }).content ?? {}),
         )
         .map(([status]) => status);
-    expect(statuses('/api/data/links')).toEqual(['400', '401', '405', '413', '429', '500', '503']);
+    expect(statuses('/api/data/links')).toEqual([
+      '400',
+      '401',
+      '405',
+      '413',
+      '414',
+      '429',
+      '431',
+      '500',
+      '503',
+    ]);
     expect(statuses('/api/data/clients')).toEqual([
       '400',
       '401',
       '405',
       '413',
+      '414',
       '429',
+      '431',
       '500',
       '503',
     ]);
@@ -104,7 +116,9 @@ describe('OpenAPI document', () => {
       '404',
       '405',
       '413',
+      '414',
       '429',
+      '431',
       '500',
       '503',
     ]);
@@ -114,7 +128,9 @@ describe('OpenAPI document', () => {
       '404',
       '405',
       '413',
+      '414',
       '429',
+      '431',
       '500',
       '503',
     ]);

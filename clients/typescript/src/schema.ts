@@ -162,10 +162,10 @@ export interface components {
             /** @example Invalid query parameters */
             detail: string;
             /**
-             * @description The request path
+             * @description The request path; absent when the request was refused before its path was read (a 414 or 431, malformed HTTP)
              * @example /api/data/clients
              */
-            instance: string;
+            instance?: string;
             /**
              * @description Also in the X-Request-Id header and the logs
              * @example 3f0e…
@@ -512,12 +512,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            /** @description The request target alone reaches the 16384-byte limit on a request head (its target, header names and values) */
             414: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "URI Too Long",
+                     *       "status": 414,
+                     *       "detail": "The request target is too long: a request head must stay under 16384 bytes",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
             };
             /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
             429: {
@@ -552,12 +567,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request headers are over the server's limit (16384 bytes) */
+            /** @description The request headers take the request head (its target, header names and values) to the 16384-byte limit */
             431: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Request Header Fields Too Large",
+                     *       "status": 431,
+                     *       "detail": "The request headers are too large: a request head must stay under 16384 bytes",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
             };
             /** @description Unexpected error; the requestId finds it in the logs */
             500: {
@@ -756,9 +786,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            /** @description The request target alone reaches the 16384-byte limit on a request head (its target, header names and values) */
             414: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -784,9 +818,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request headers are over the server's limit (16384 bytes) */
+            /** @description The request headers take the request head (its target, header names and values) to the 16384-byte limit */
             431: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1065,12 +1103,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            /** @description The request target alone reaches the 16384-byte limit on a request head (its target, header names and values) */
             414: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "URI Too Long",
+                     *       "status": 414,
+                     *       "detail": "The request target is too long: a request head must stay under 16384 bytes",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
             };
             /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
             429: {
@@ -1105,12 +1158,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request headers are over the server's limit (16384 bytes) */
+            /** @description The request headers take the request head (its target, header names and values) to the 16384-byte limit */
             431: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Request Header Fields Too Large",
+                     *       "status": 431,
+                     *       "detail": "The request headers are too large: a request head must stay under 16384 bytes",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
             };
             /** @description Unexpected error; the requestId finds it in the logs */
             500: {
@@ -1331,9 +1399,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            /** @description The request target alone reaches the 16384-byte limit on a request head (its target, header names and values) */
             414: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1359,9 +1431,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request headers are over the server's limit (16384 bytes) */
+            /** @description The request headers take the request head (its target, header names and values) to the 16384-byte limit */
             431: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1612,12 +1688,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            /** @description The request target alone reaches the 16384-byte limit on a request head (its target, header names and values) */
             414: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "URI Too Long",
+                     *       "status": 414,
+                     *       "detail": "The request target is too long: a request head must stay under 16384 bytes",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
             };
             /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
             429: {
@@ -1652,12 +1743,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request headers are over the server's limit (16384 bytes) */
+            /** @description The request headers take the request head (its target, header names and values) to the 16384-byte limit */
             431: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Request Header Fields Too Large",
+                     *       "status": 431,
+                     *       "detail": "The request headers are too large: a request head must stay under 16384 bytes",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
             };
             /** @description Unexpected error; the requestId finds it in the logs */
             500: {
@@ -1869,9 +1975,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            /** @description The request target alone reaches the 16384-byte limit on a request head (its target, header names and values) */
             414: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1897,9 +2007,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request headers are over the server's limit (16384 bytes) */
+            /** @description The request headers take the request head (its target, header names and values) to the 16384-byte limit */
             431: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2181,12 +2295,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            /** @description The request target alone reaches the 16384-byte limit on a request head (its target, header names and values) */
             414: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "URI Too Long",
+                     *       "status": 414,
+                     *       "detail": "The request target is too long: a request head must stay under 16384 bytes",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
             };
             /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
             429: {
@@ -2221,12 +2350,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request headers are over the server's limit (16384 bytes) */
+            /** @description The request headers take the request head (its target, header names and values) to the 16384-byte limit */
             431: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Request Header Fields Too Large",
+                     *       "status": 431,
+                     *       "detail": "The request headers are too large: a request head must stay under 16384 bytes",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
             };
             /** @description Unexpected error; the requestId finds it in the logs */
             500: {
@@ -2447,9 +2591,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            /** @description The request target alone reaches the 16384-byte limit on a request head (its target, header names and values) */
             414: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2475,9 +2623,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request headers are over the server's limit (16384 bytes) */
+            /** @description The request headers take the request head (its target, header names and values) to the 16384-byte limit */
             431: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2741,12 +2893,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            /** @description The request target alone reaches the 16384-byte limit on a request head (its target, header names and values) */
             414: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "URI Too Long",
+                     *       "status": 414,
+                     *       "detail": "The request target is too long: a request head must stay under 16384 bytes",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
             };
             /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
             429: {
@@ -2781,12 +2948,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request headers are over the server's limit (16384 bytes) */
+            /** @description The request headers take the request head (its target, header names and values) to the 16384-byte limit */
             431: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Request Header Fields Too Large",
+                     *       "status": 431,
+                     *       "detail": "The request headers are too large: a request head must stay under 16384 bytes",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
             };
             /** @description Unexpected error; the requestId finds it in the logs */
             500: {
@@ -2992,9 +3174,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            /** @description The request target alone reaches the 16384-byte limit on a request head (its target, header names and values) */
             414: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3020,9 +3206,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request headers are over the server's limit (16384 bytes) */
+            /** @description The request headers take the request head (its target, header names and values) to the 16384-byte limit */
             431: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3281,12 +3471,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            /** @description The request target alone reaches the 16384-byte limit on a request head (its target, header names and values) */
             414: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "URI Too Long",
+                     *       "status": 414,
+                     *       "detail": "The request target is too long: a request head must stay under 16384 bytes",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
             };
             /** @description Rate limit exceeded (see the RateLimit-* headers); retry after Retry-After */
             429: {
@@ -3321,12 +3526,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request headers are over the server's limit (16384 bytes) */
+            /** @description The request headers take the request head (its target, header names and values) to the 16384-byte limit */
             431: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Request Header Fields Too Large",
+                     *       "status": 431,
+                     *       "detail": "The request headers are too large: a request head must stay under 16384 bytes",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
             };
             /** @description Unexpected error; the requestId finds it in the logs */
             500: {
@@ -3530,9 +3750,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request line is over the server's limit (16384 bytes with the headers) */
+            /** @description The request target alone reaches the 16384-byte limit on a request head (its target, header names and values) */
             414: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3558,9 +3782,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request headers are over the server's limit (16384 bytes) */
+            /** @description The request headers take the request head (its target, header names and values) to the 16384-byte limit */
             431: {
                 headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;

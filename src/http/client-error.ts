@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { Server, ServerResponse, STATUS_CODES } from 'node:http';
+import { Socket } from 'node:net';
+import { Logger } from '@nestjs/common';
+import { ERROR_CACHE_CONTROL } from './caching';
+import {
+  bodyTooLarge,
+  headersTooLarge,
+  MALFORMED_REQUEST,
+  REQUEST_TIMEOUT,
+  requestTargetTooLong,
+} from './error-texts';
+import { REQUEST_ID_HEADER } from './request-id.middleware';
+import { MAX_REQUEST_BODY_BYTES } from './request-size.middleware';
+
+// Node's default limit on a request's head: its target, header names and values together.
+export const MAX_REQUEST_HEAD_BYTES = 16_384;
+
+interface ParserError extends Error {
+  code?: string;
+  /** The packet the parser was reading, and how far into it the error arose. */
+  rawPacket?: Buffer;
+  bytesParsed?: number;
+}
+
+// llhttp knows a fixed list of methods, all of capitals and hyphens; a header name has no space.
+const REQUEST_LINE_START = /^[A-Z-]+ /;
+
+/**
+ * What Node's HTTP parser refuses before any request exists — a head over the limit, malformed
+ * HTTP, a client too slow to send its request — is answered with problem details like every
+ * other error, instead of Node's bare status line, and the connection closed.
+ */
+export function answerClientErrors(server: Server): void {
+  const logger = new Logger('HttpParser');
+  server.on('clientError', (error: ParserError, socket: Socket) => {
+    // A socket error (a reset by the client) has no one to answer; nor may a response already
+    // under way on this connection be corrupted (Node's own rule).
+    if (isFromParser(error) && socket.writable && !responseStarted(socket)) {
+      const [status, detail] = problemOf(error);
+      const requestId = randomUUID();
+      socket.write(problemResponse(status, detail, requestId));
+      logger.log(`${status}: refused by the HTTP parser (${error.code}, requestId ${requestId})`);
+    }
+    socket.destroy();
+  });
+}
+
+function isFromParser(error: ParserError): boolean {
+  return error.code?.startsWith('HPE_') === true || error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+}
+
+function responseStarted(socket: Socket): boolean {
+  return (
+    (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage?.headersSent === true
+  );
+}
+
+function problemOf(error: ParserError): [status: number, detail: string] {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return isRequestLineOverflow(error.rawPacket, error.bytesParsed)
+        ? [414, requestTargetTooLong(MAX_REQUEST_HEAD_BYTES)]
+        : [431, headersTooLarge(MAX_REQUEST_HEAD_BYTES)];
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return [413, bodyTooLarge(MAX_REQUEST_BODY_BYTES)];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, REQUEST_TIMEOUT];
+    default:
+      return [400, MALFORMED_REQUEST];
+  }
+}
+
+/**
+ * Whether the line that took the head over the limit is the request line rather than a header:
+ * Node reports both as HPE_HEADER_OVERFLOW, and only the packet it was reading tells them apart.
+ */
+export function isRequestLineOverflow(packet?: Buffer, overflowAt = packet?.length): boolean {
+  if (!packet) return false;
+  const parsed = packet.toString('latin1', 0, overflowAt);
+  const lineStart = parsed.lastIndexOf('\n') + 1;
+  const line = parsed.slice(lineStart);
+  if (REQUEST_LINE_START.test(line)) return true;
+  if (lineStart > 0) return false;
+  // The line began in an earlier packet; only its end is in view. A request target holds no
+  // whitespace, while the headers that grow that long (cookies) nearly always do.
+  return !/[ \t]/.test(line);
+}
+
+// No request was parsed: the id is new, and the path is unknown or too long to echo.
+function problemResponse(status: number, detail: string, requestId: string): string {
+  const title = STATUS_CODES[status] as string;
+  const body = JSON.stringify({ type: 'about:blank', title, status, detail, requestId });
+  return [
+    `HTTP/1.1 ${status} ${title}`,
+    'Content-Type: application/problem+json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `Cache-Control: ${ERROR_CACHE_CONTROL}`,
+    `${REQUEST_ID_HEADER}: ${requestId}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
