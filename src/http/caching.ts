@@ -15,12 +15,12 @@ export const compressionMiddleware: RequestHandler = compression({
 });
 
 export const DATA_CACHE_CONTROL = 'private, no-cache';
+export const ERROR_CACHE_CONTROL = 'no-store';
+export const DATA_VARY = 'Authorization, Accept-Encoding';
 
 /** The data routes: /api/data and below, matched as Express routes them (any letter case). */
 const DATA_PATH = /^\/api\/data(?:[/?]|$)/i;
 export const isDataPath = (url: string) => DATA_PATH.test(url);
-export const ERROR_CACHE_CONTROL = 'no-store';
-export const DATA_VARY = 'Authorization, Accept-Encoding';
 
 /**
  * Headers of every answer of a data route, set before the route runs so that a 304 carries
