@@ -201,12 +201,15 @@ async function main() {
     if (unknown?.length)
       throw new Error(`Unknown scenarios in BENCH_SCENARIOS: ${unknown.join(', ')}`);
     const options = { connections: settings.connections, seconds: settings.seconds };
-    // A cold server (JIT, connections, prepared statements, caches) would lose the first
-    // scenario to the warm ones and inflate the A/A spread: every server gets light work first.
-    log('warming up every server (S1 and S3 paths, 3 s each)');
+    // A cold server (JIT, connections, prepared statements, caches, a heap still growing to
+    // its working size) would lose the first scenario to the warm ones and inflate the A/A
+    // spread: every server first gets the scenarios' load, unmeasured. (At 8 connections, a
+    // heap-bounded server still ran its full collections during S1's measurement: 1.28× the
+    // CPU per get of the unbounded one, against 1.15× once warm at 32.)
+    log(`warming up every server (S1 and S3 paths, 3 s each, ${settings.connections} connections)`);
     for (const server of Object.values(servers))
       for (const [, paths] of [scenarios[0], scenarios[2]])
-        await load(server.port, paths, { connections: 8, seconds: 3 });
+        await load(server.port, paths, { connections: settings.connections, seconds: 3 });
     const rows = [];
     for (const [name, ourPaths, referencePaths = ourPaths] of chosen) {
       const row = { name };
