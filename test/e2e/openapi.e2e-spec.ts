@@ -88,52 +88,13 @@ describe('OpenAPI document', () => {
             'application/problem+json' in ((response as { content?: object }).content ?? {}),
         )
         .map(([status]) => status);
-    expect(statuses('/api/data/links')).toEqual([
-      '400',
-      '401',
-      '405',
-      '413',
-      '414',
-      '429',
-      '431',
-      '500',
-      '503',
-    ]);
-    expect(statuses('/api/data/clients')).toEqual([
-      '400',
-      '401',
-      '405',
-      '413',
-      '414',
-      '429',
-      '431',
-      '500',
-      '503',
-    ]);
-    expect(statuses('/api/data/links/{id}')).toEqual([
-      '400',
-      '401',
-      '404',
-      '405',
-      '413',
-      '414',
-      '429',
-      '431',
-      '500',
-      '503',
-    ]);
-    expect(statuses('/api/data/clients/{id}')).toEqual([
-      '400',
-      '401',
-      '404',
-      '405',
-      '413',
-      '414',
-      '429',
-      '431',
-      '500',
-      '503',
-    ]);
+    // Every route answers these; a route with an id also 404.
+    const errors = ['400', '401', '405', '413', '414', '429', '431', '500', '503'];
+    const withNotFound = [...errors, '404'].sort();
+    expect(statuses('/api/data/links')).toEqual(errors);
+    expect(statuses('/api/data/clients')).toEqual(errors);
+    expect(statuses('/api/data/links/{id}')).toEqual(withNotFound);
+    expect(statuses('/api/data/clients/{id}')).toEqual(withNotFound);
   });
 
   const server = () => request(t.app.getHttpServer());
