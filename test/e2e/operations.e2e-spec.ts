@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { Client as PgClient } from 'pg';
 import { compiledApp } from '../support/compiled-app';
 import { waitFor } from '../support/wait-for';
+import { LOG_FLUSH_INTERVAL_MS } from '../../src/logging/log-destination';
 
 const run = promisify(execFile);
 
@@ -144,9 +145,14 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
       { what: 'both instances to refuse the revoked key', timeoutMs: 5000, intervalMs: 200 },
     );
 
+    // Lines reach stdout in batches, within LOG_FLUSH_INTERVAL_MS: wait for the request line
+    // that names the key by its id, then for every line of the requests above.
+    await waitFor(() => (a.output() + b.output()).includes(`"key":"${id}"`), {
+      what: `a request line naming key ${id}`,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2 * LOG_FLUSH_INTERVAL_MS));
     const logs = a.output() + b.output();
-    expect(logs).toContain(`"key":"${id}"`); // the request line names the key by its id…
-    expect(logs).not.toContain(key.slice(14)); // …and never shows its secret part
+    expect(logs).not.toContain(key.slice(14)); // the key is named by its id, never by its secret
     expect(logs).not.toMatch(/lcapi_[0-9A-Za-z]{20,}/);
     expect(logs).not.toMatch(/Bearer \S/i);
   }, 60000);
