@@ -9,10 +9,10 @@ import { requestSizeMiddleware } from './http/request-size.middleware';
 import { undecodablePathMiddleware } from './http/undecodable-path.middleware';
 import { HttpEnv } from './config/http.env';
 import { ShutdownState } from './health/shutdown-state';
-import { compressionMiddleware, dataCacheHeaders, useIfNoneMatchFreshness } from './http/caching';
+import { compressionMiddleware, useIfNoneMatchFreshness } from './http/caching';
 import { HttpMetrics } from './metrics/http-metrics';
 import { setUpOpenApi } from './http/openapi';
-import { securityHeaders } from './http/security-headers';
+import { responseHeaders } from './http/response-headers';
 import { answerClientErrors } from './http/client-error';
 
 // The API reads nothing from request bodies, so none is parsed (a key in a body never counts).
@@ -31,8 +31,7 @@ export function configureApp(app: NestExpressApplication): void {
   app.set('etag', 'weak');
   useIfNoneMatchFreshness((app.getHttpAdapter().getInstance() as Express).request);
   app.use(compressionMiddleware);
-  app.use(dataCacheHeaders);
-  app.use(securityHeaders);
+  app.use(responseHeaders);
   app.use(requestSizeMiddleware);
   app.use(undecodablePathMiddleware);
   const origins = http.CORS_ORIGINS;

@@ -1,6 +1,6 @@
 import zlib from 'node:zlib';
 import compression from 'compression';
-import { NextFunction, Request, RequestHandler, Response } from 'express';
+import { Request, RequestHandler, Response } from 'express';
 
 /** Bodies of this many bytes or fewer are sent as they are: compressing them gains nothing. */
 export const COMPRESSION_MIN_EXCLUSIVE_BYTES = 1024;
@@ -29,12 +29,9 @@ export const isDataPath = (url: string) => DATA_PATH.test(url);
  * (ProblemDetailsFilter). The weak ETag is Express's own (`etag` setting, over the exact body
  * in `res.send`), which answers 304 when `req.fresh` (see useIfNoneMatchFreshness).
  */
-export function dataCacheHeaders(req: Request, res: Response, next: NextFunction): void {
-  if (isDataPath(req.url)) {
-    res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
-    res.setHeader('Vary', DATA_VARY);
-  }
-  next();
+export function setDataCacheHeaders(res: Response): void {
+  res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
+  res.setHeader('Vary', DATA_VARY);
 }
 
 /**

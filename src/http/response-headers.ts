@@ -1,6 +1,6 @@
 import { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
-import { isDataPath } from './caching';
+import { isDataPath, setDataCacheHeaders } from './caching';
 
 /**
  * Data responses are JSON read by programs. Of helmet's headers they carry those that keep a
@@ -25,6 +25,9 @@ const dataSecurityHeaders = helmet({
 });
 const pageSecurityHeaders = helmet();
 
-export function securityHeaders(req: Request, res: Response, next: NextFunction): void {
-  (isDataPath(req.url) ? dataSecurityHeaders : pageSecurityHeaders)(req, res, next);
+/** The headers of a data response (caching, security) or of a page, decided once per request. */
+export function responseHeaders(req: Request, res: Response, next: NextFunction): void {
+  if (!isDataPath(req.url)) return pageSecurityHeaders(req, res, next);
+  setDataCacheHeaders(res);
+  dataSecurityHeaders(req, res, next);
 }
