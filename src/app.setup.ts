@@ -4,9 +4,9 @@ import { Server } from 'node:http';
 import { Express, NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { parseQuery } from './http/parse-query';
-import { requestIdMiddleware } from './http/request-id.middleware';
-import { requestSizeMiddleware } from './http/request-size.middleware';
-import { undecodablePathMiddleware } from './http/undecodable-path.middleware';
+import { assignRequestId } from './http/request-id.middleware';
+import { closeAfterOversizedBody } from './http/request-size.middleware';
+import { routeUndecodableSegments } from './http/undecodable-path.middleware';
 import { HttpEnv } from './config/http.env';
 import { ShutdownState } from './health/shutdown-state';
 import { compressionMiddleware, useIfNoneMatchFreshness } from './http/caching';
@@ -26,14 +26,22 @@ export function configureApp(app: NestExpressApplication): void {
   app.disable('x-powered-by');
   app.set('query parser', parseQuery);
   app.set('trust proxy', http.TRUST_PROXY);
-  app.use(requestIdMiddleware);
   // Conditional requests and compression: a weak ETag over every body sent, 304 when it matches.
   app.set('etag', 'weak');
   useIfNoneMatchFreshness((app.getHttpAdapter().getInstance() as Express).request);
+  const metrics = app.get(HttpMetrics);
+  const shutdown = app.get(ShutdownState);
+  // What every request goes through before routing, none of which answers it, as one
+  // middleware: each Express middleware is a step of the router, with its path match.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    assignRequestId(req, res);
+    metrics.track(req, res);
+    shutdown.track(res);
+    closeAfterOversizedBody(req, res);
+    routeUndecodableSegments(req);
+    responseHeaders(req, res, next);
+  });
   app.use(compressionMiddleware);
-  app.use(responseHeaders);
-  app.use(requestSizeMiddleware);
-  app.use(undecodablePathMiddleware);
   const origins = http.CORS_ORIGINS;
   // CORS is off unless CORS_ORIGINS lists the browser origins allowed to call the API.
   if (origins) {
@@ -53,16 +61,6 @@ export function configureApp(app: NestExpressApplication): void {
   }
   setServerTimeouts(app.getHttpServer() as Server);
   answerClientErrors(app.getHttpServer() as Server);
-  app.use(app.get(HttpMetrics).middleware);
-  const shutdown = app.get(ShutdownState);
-  // Counts requests in flight; while draining, every response tells keep-alive clients to
-  // reconnect (to another replica).
-  app.use((_req: Request, res: Response, next: NextFunction) => {
-    if (shutdown.isShuttingDown) res.setHeader('Connection', 'close');
-    shutdown.inFlight++;
-    res.once('close', () => shutdown.inFlight--);
-    next();
-  });
   setUpOpenApi(app);
 }
 

@@ -1,6 +1,6 @@
 import zlib from 'node:zlib';
 import compression from 'compression';
-import { Request, RequestHandler, Response } from 'express';
+import { NextFunction, Request, RequestHandler, Response } from 'express';
 
 /** Bodies of this many bytes or fewer are sent as they are: compressing them gains nothing. */
 export const COMPRESSION_MIN_EXCLUSIVE_BYTES = 1024;
@@ -9,10 +9,25 @@ export const COMPRESSION_MIN_EXCLUSIVE_BYTES = 1024;
 export const BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } };
 
 // `compression` compresses a body whose length is at least its threshold.
-export const compressionMiddleware: RequestHandler = compression({
+const compressBodies: RequestHandler = compression({
   threshold: COMPRESSION_MIN_EXCLUSIVE_BYTES + 1,
   brotli: BROTLI_OPTIONS,
 });
+
+/**
+ * Compression for callers that accept an encoding. `compression` wraps every response's
+ * writes to decide at its headers; a caller without Accept-Encoding is sent the body as it is
+ * anyway, so its responses skip that work. They still say `Vary: Accept-Encoding`, which the
+ * data routes set with their cache headers and pages here, as `compression` would.
+ */
+export function compressionMiddleware(req: Request, res: Response, next: NextFunction): void {
+  if (req.headers['accept-encoding'] !== undefined) {
+    compressBodies(req, res, next);
+    return;
+  }
+  if (!isDataPath(req.url)) res.vary('Accept-Encoding');
+  next();
+}
 
 export const DATA_CACHE_CONTROL = 'private, no-cache';
 export const ERROR_CACHE_CONTROL = 'no-store';
@@ -24,15 +39,13 @@ export const isDataPath = (url: string) => DATA_PATH.test(url);
 
 /**
  * Headers of every answer of a data route, set before the route runs so that a 304 carries
- * them too. The body depends on the caller's key and may be compressed, hence `Vary`; a client
- * may keep it but must revalidate with its ETag. Errors replace Cache-Control with `no-store`
- * (ProblemDetailsFilter). The weak ETag is Express's own (`etag` setting, over the exact body
- * in `res.send`), which answers 304 when `req.fresh` (see useIfNoneMatchFreshness).
+ * them too (see responseHeaders). The body depends on the caller's key and may be compressed,
+ * hence `Vary`; a client may keep it but must revalidate with its ETag. Errors replace
+ * Cache-Control with `no-store` (ProblemDetailsFilter). The weak ETag is Express's own (`etag`
+ * setting, over the exact body in `res.send`), which answers 304 when `req.fresh` (see
+ * useIfNoneMatchFreshness).
  */
-export function setDataCacheHeaders(res: Response): void {
-  res.setHeader('Cache-Control', DATA_CACHE_CONTROL);
-  res.setHeader('Vary', DATA_VARY);
-}
+export const DATA_CACHE_HEADERS = { 'Cache-Control': DATA_CACHE_CONTROL, Vary: DATA_VARY };
 
 /**
  * Redefines `req.fresh` for every request of the app, once, on the prototype Express gives

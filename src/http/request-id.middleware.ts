@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { NextFunction, Request, Response } from 'express';
+import { Response } from 'express';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -12,7 +12,7 @@ type WithRequestId = ServerResponse & { [REQUEST_ID]?: string; locals?: Record<s
 
 /**
  * The request's id (docs/api.md, Errors): the caller's X-Request-Id or a new UUID, echoed back. Decided
- * once per request, whichever asks first (this middleware or the request logger), so the
+ * once per request, whichever asks first (the app's first middleware or the request logger), so the
  * header, the problem body and the log line carry the same id.
  */
 export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
@@ -25,11 +25,6 @@ export function assignRequestId(req: IncomingMessage, res: ServerResponse): stri
   if (target.locals) target.locals.requestId = id;
   res.setHeader(REQUEST_ID_HEADER, id);
   return id;
-}
-
-export function requestIdMiddleware(req: Request, res: Response, next: NextFunction): void {
-  assignRequestId(req, res);
-  next();
 }
 
 export function requestIdOf(res: Response): string {

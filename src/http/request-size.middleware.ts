@@ -1,4 +1,4 @@
-import { Request, Response, NextFunction } from 'express';
+import { Request, Response } from 'express';
 
 // The API reads no body (APP_OPTIONS); a read that carries more than this gets a 413.
 export const MAX_REQUEST_BODY_BYTES = 1024;
@@ -13,10 +13,9 @@ export function hasOversizedBody(req: Pick<Request, 'headers'>): boolean {
  * A request with an oversized body is answered (401, 405, 413 — see ReadRequestGuard) without
  * its body ever being read: its connection closes after the answer.
  */
-export function requestSizeMiddleware(req: Request, res: Response, next: NextFunction): void {
+export function closeAfterOversizedBody(req: Request, res: Response): void {
   if (hasOversizedBody(req)) {
     res.setHeader('Connection', 'close');
     req.once('error', () => undefined);
   }
-  next();
 }

@@ -30,7 +30,7 @@ export class StrictQueryPipe implements PipeTransform {
     // A route without parameters, asked without any: nothing to validate, so no class-validator
     // pass (the hot path of a get by id); any key still takes the full path below and its 400.
     if (known.size === 0 && Object.keys(query).length === 0)
-      return plainToInstance(metatype, {}) as object;
+      return new (metatype as new () => object)();
     const errors: ParameterError[] = [];
     const accepted: Record<string, unknown> = Object.create(null);
     for (const [name, value] of Object.entries(query)) {

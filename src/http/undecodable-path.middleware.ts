@@ -1,4 +1,4 @@
-import { NextFunction, Request, Response } from 'express';
+import { Request } from 'express';
 
 const undecodableSegments = new WeakMap<Request, Set<string>>();
 
@@ -8,11 +8,11 @@ const undecodableSegments = new WeakMap<Request, Set<string>>();
  * and remembered, so an API route still answers 401 first, and 400 naming the parameter once
  * the caller is known (ReadRequestGuard); on a path that exists for no one it is a 404.
  */
-export function undecodablePathMiddleware(req: Request, _res: Response, next: NextFunction) {
+export function routeUndecodableSegments(req: Request): void {
   const queryStart = req.url.indexOf('?');
   const path = queryStart === -1 ? req.url : req.url.slice(0, queryStart);
   // Without a percent sign there is nothing to decode: most requests stop here.
-  if (!path.includes('%')) return next();
+  if (!path.includes('%')) return;
   const found = new Set<string>();
   const segments = path.split('/').map((segment) => {
     if (isDecodable(segment)) return segment;
@@ -23,7 +23,6 @@ export function undecodablePathMiddleware(req: Request, _res: Response, next: Ne
     undecodableSegments.set(req, found);
     req.url = segments.join('/') + (queryStart === -1 ? '' : req.url.slice(queryStart));
   }
-  next();
 }
 
 /** Names of the route parameters that were not valid percent-encoding in the request path. */

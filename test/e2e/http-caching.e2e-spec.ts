@@ -187,6 +187,19 @@ describe('Conditional requests, caching headers and compression', () => {
       expect(res.body.equals(identity)).toBe(true);
     });
 
+    // A caller without Accept-Encoding skips the compression middleware; its responses must
+    // still tell caches that they vary by encoding, pages as well as data.
+    it('without Accept-Encoding, sends bodies as they are, still varying by encoding', async () => {
+      const identity = await listOfLength(1025);
+      const data = await raw(server, '/api/data/links', AUTH);
+      expect(data.headers['content-encoding']).toBeUndefined();
+      expect(data.body.equals(identity)).toBe(true);
+      expect(data.headers.vary).toBe('Authorization, Accept-Encoding');
+      for (const page of ['/docs', '/no-such-page']) {
+        expect((await raw(server, page, {})).headers.vary).toBe('Accept-Encoding');
+      }
+    });
+
     // List Links sends a body it compressed before; every other route is compressed as it is
     // sent. Both must choose the same encoding for the same request.
     it.each([
