@@ -5,6 +5,7 @@ import { Express, NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { parseQuery } from './http/parse-query';
 import { assignRequestId } from './http/request-id.middleware';
+import { logRequest } from './logging/access-log';
 import { closeAfterOversizedBody } from './http/request-size.middleware';
 import { routeUndecodableSegments } from './http/undecodable-path.middleware';
 import { HttpEnv } from './config/http.env';
@@ -35,6 +36,7 @@ export function configureApp(app: NestExpressApplication): void {
   // middleware: each Express middleware is a step of the router, with its path match.
   app.use((req: Request, res: Response, next: NextFunction) => {
     assignRequestId(req, res);
+    logRequest(req, res);
     metrics.track(req, res);
     shutdown.track(res);
     closeAfterOversizedBody(req, res);

@@ -10,6 +10,7 @@ import {
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { Request, Response } from 'express';
+import { PinoLogger } from 'nestjs-pino';
 import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../database/database-unavailable';
 import { ERROR_CACHE_CONTROL } from './caching';
 import { requestIdOf } from './request-id.middleware';
@@ -30,6 +31,8 @@ interface Problem {
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger(ProblemDetailsFilter.name);
 
+  constructor(private readonly pino: PinoLogger) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const req = host.switchToHttp().getRequest<Request>();
     const res = host.switchToHttp().getResponse<Response>();
@@ -41,13 +44,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
     const requestId = requestIdOf(res);
     const problem = toProblem(exception);
-    if (problem.status === HttpStatus.SERVICE_UNAVAILABLE) {
-      this.logger.warn(
-        `${req.method} ${req.path}: database unavailable (requestId ${requestId}): ${String(exception)}`,
-      );
-    } else if (problem.status >= 500) {
-      const trace = exception instanceof Error ? exception.stack : String(exception);
-      this.logger.error(`${req.method} ${req.path} failed (requestId ${requestId})`, trace);
+    if (problem.status >= 500) {
+      // The line carries the requestId as a field, as the request's own line does.
+      this.pino.runInContext(() => this.logFailure(req, exception, problem.status, requestId), {
+        bindings: { requestId },
+      });
     }
     if (res.headersSent) {
       res.destroy();
@@ -74,6 +75,17 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     res.setHeader('Cache-Control', ERROR_CACHE_CONTROL);
     res.setHeader('Content-Length', Buffer.byteLength(json));
     res.status(problem.status).type('application/problem+json').end(json);
+  }
+
+  private logFailure(req: Request, exception: unknown, status: number, requestId: string): void {
+    if (status === HttpStatus.SERVICE_UNAVAILABLE) {
+      this.logger.warn(
+        `${req.method} ${req.path}: database unavailable (requestId ${requestId}): ${String(exception)}`,
+      );
+    } else {
+      const trace = exception instanceof Error ? exception.stack : String(exception);
+      this.logger.error(`${req.method} ${req.path} failed (requestId ${requestId})`, trace);
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Request, Response } from 'express';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { routeOf } from '../logging/logger-params';
+import { routeOf } from '../logging/access-log';
 
 const LABELS = ['method', 'route', 'status'] as const;
 

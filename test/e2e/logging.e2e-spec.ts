@@ -1,3 +1,4 @@
+import { PinoLogger } from 'nestjs-pino';
 import request from 'supertest';
 import { ClientsService } from '../../src/clients/clients.service';
 import { LOG_DESTINATION } from '../../src/logging/logging.module';
@@ -27,7 +28,7 @@ describe('Request logs', () => {
   afterAll(() => t.close());
   beforeEach(() => (written = ''));
 
-  // pino-http writes the line when the response has finished, just after supertest resolves.
+  // The line is written when the response closes, just after supertest resolves.
   const requestLine = async (requestId: string) => {
     for (let attempt = 0; attempt < 50; attempt++) {
       const line = lines().find((entry) => entry.requestId === requestId && 'status' in entry);
@@ -96,6 +97,23 @@ describe('Request logs', () => {
     await requestLine('k1');
     await requestLine('k2');
     expect(written).not.toContain(KEY);
+  });
+
+  // The access line is written by the app's own middleware; a request logger mounted by
+  // nestjs-pino (pino-http) would make a child logger for every request.
+  it('makes no logger per request', async () => {
+    const child = jest.spyOn(PinoLogger.root, 'child');
+    try {
+      await request(server())
+        .get('/api/data/links')
+        .set(AUTH)
+        .set('X-Request-Id', 'c1')
+        .expect(200);
+      await requestLine('c1');
+      expect(child).not.toHaveBeenCalled();
+    } finally {
+      child.mockRestore();
+    }
   });
 
   it('leaves probes and scrapes out', async () => {

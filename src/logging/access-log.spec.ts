@@ -1,0 +1,96 @@
+import { EventEmitter } from 'node:events';
+import { Writable } from 'node:stream';
+import { Request, Response } from 'express';
+import { PinoLogger } from 'nestjs-pino';
+import { assignRequestId } from '../http/request-id.middleware';
+import { logRequest } from './access-log';
+import { loggerParams } from './logger-params';
+
+const lines: Record<string, unknown>[] = [];
+const destination = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    lines.push(JSON.parse(chunk.toString()));
+    done();
+  },
+});
+// Builds the application's root logger, as the app does, writing into `lines`.
+new PinoLogger(
+  loggerParams({ level: 'info', format: 'json', apiKeys: ['secret-key'] }, destination),
+);
+
+function exchange(url: string, status = 200) {
+  const req = Object.assign(new EventEmitter(), {
+    method: 'GET',
+    url,
+    originalUrl: url,
+    headers: { authorization: 'Bearer secret-key', 'x-request-id': 'req-1' },
+    route: { path: '/:id' },
+    baseUrl: '/api/data/clients',
+  });
+  const res = Object.assign(new EventEmitter(), {
+    statusCode: status,
+    locals: { apiKeyId: 'env-1' },
+    setHeader: () => undefined,
+  });
+  assignRequestId(req as unknown as Request, res as unknown as Response);
+  return { req: req as unknown as Request, res: res as unknown as Response };
+}
+
+const written = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('the access log', () => {
+  beforeEach(() => (lines.length = 0));
+
+  it('writes one line when the response closes, naming the key by its id', async () => {
+    const { req, res } = exchange('/api/data/clients/secret-key?x=1');
+    logRequest(req, res);
+    await written();
+    expect(lines).toHaveLength(0);
+    res.emit('close');
+    await written();
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 30,
+        requestId: 'req-1',
+        method: 'GET',
+        route: '/api/data/clients/:id',
+        path: '/api/data/clients/[REDACTED]',
+        status: 200,
+        durationMs: expect.any(Number),
+        key: 'env-1',
+        msg: 'request completed',
+      }),
+    ]);
+  });
+
+  it('writes a failed request at error level', async () => {
+    const { req, res } = exchange('/api/data/clients/c-1', 500);
+    logRequest(req, res);
+    res.emit('close');
+    await written();
+    expect(lines).toEqual([expect.objectContaining({ level: 50, msg: 'request failed' })]);
+  });
+
+  it('leaves probes and scrapes out', async () => {
+    for (const url of ['/health/live', '/health/ready?x', '/metrics']) {
+      const { req, res } = exchange(url);
+      logRequest(req, res);
+      res.emit('close');
+    }
+    await written();
+    expect(lines).toHaveLength(0);
+  });
+
+  // pino-http's middleware made a child logger per request (and kept two arrays, three
+  // listeners and an async context); a line needs none of them.
+  it('makes no logger per request', async () => {
+    const child = jest.spyOn(PinoLogger.root, 'child');
+    const { req, res } = exchange('/api/data/clients/c-1');
+    logRequest(req, res);
+    res.emit('close');
+    await written();
+    expect(lines).toHaveLength(1);
+    expect(child).not.toHaveBeenCalled();
+    expect(res.listenerCount('close')).toBe(0);
+  });
+});

@@ -1,0 +1,51 @@
+import { IncomingMessage } from 'node:http';
+import { Request, Response } from 'express';
+import { PinoLogger } from 'nestjs-pino';
+import { requestIdOf } from '../http/request-id.middleware';
+
+const UNMATCHED_ROUTE = '<unmatched>';
+
+// Probes and scrapes arrive every few seconds from every replica; their lines would drown the rest.
+const UNLOGGED_PATHS = /^\/(health\/(live|ready)|metrics)\/?(\?|$)/;
+
+/**
+ * The route template that served a request (`/api/data/clients/:id`), never the raw path: ids
+ * would make unbounded metric labels, and the raw path can hold anything a caller sent.
+ */
+export function routeOf(req: IncomingMessage): string {
+  const { route, baseUrl } = req as Partial<Request>;
+  // Nest mounts route-scoped middleware on a wildcard (`{/*splat}`); the API has no wildcard
+  // route, so a wildcard here means no route matched (a 404).
+  if (typeof route?.path !== 'string' || route.path.includes('*')) return UNMATCHED_ROUTE;
+  return `${baseUrl ?? ''}${route.path}`;
+}
+
+/**
+ * One line per request, written when its response closes, through the application's root
+ * logger (so the secret mask and the log level apply): requestId, method, route, path, status,
+ * duration and the caller's key by its id (`env-1`, or the api_keys row id), never the key.
+ * The query string is left out: a caller may have put an API key there (docs/api.md,
+ * Authentication).
+ *
+ * Written here rather than by pino-http's middleware, which per request made a child logger,
+ * two arrays, three listeners and an async context, and whose Nest mount matched every path
+ * against a wildcard: a fifth of a get's CPU (docs/performance.md). Lines an error handler
+ * writes carry the requestId too (ProblemDetailsFilter).
+ */
+export function logRequest(req: Request, res: Response): void {
+  if (UNLOGGED_PATHS.test(req.url)) return;
+  const startedAt = Date.now();
+  res.once('close', () => {
+    const line = {
+      requestId: requestIdOf(res),
+      method: req.method,
+      route: routeOf(req),
+      path: req.originalUrl.split('?')[0],
+      status: res.statusCode,
+      durationMs: Date.now() - startedAt,
+      key: (res.locals.apiKeyId as string | undefined) ?? null,
+    };
+    if (res.statusCode >= 500) PinoLogger.root.error(line, 'request failed');
+    else PinoLogger.root.info(line, 'request completed');
+  });
+}
