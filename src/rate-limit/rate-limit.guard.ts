@@ -7,9 +7,9 @@ import {
   ThrottlerException,
   ThrottlerGuard,
   ThrottlerModuleOptions,
-  ThrottlerRequest,
   ThrottlerStorage,
 } from '@nestjs/throttler';
+import { THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants';
 import { Request, Response } from 'express';
 import { ApiKeyVerifier } from '../api-keys/api-key-verifier';
 import { RateLimitEnv } from '../config/rate-limit.env';
@@ -25,6 +25,7 @@ export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
   protected override headerPrefix = 'RateLimit';
+  private readonly skippedRoutes = new Map<object, Map<object, boolean>>();
 
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
@@ -40,18 +41,28 @@ export class RateLimitGuard extends ThrottlerGuard {
     throw new ThrottlerException(RATE_LIMITED);
   }
 
-  protected override async handleRequest(props: ThrottlerRequest): Promise<boolean> {
-    const request = props.context.switchToHttp().getRequest<Request>();
+  /**
+   * The base class reads, on every request and for every throttler, whether the route skips
+   * throttling and five per-route options (limit, ttl, …) this app never sets: one throttler,
+   * one budget per caller. Only @SkipThrottle is read, once per route.
+   */
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.isSkipped(context)) return true;
+    const request = context.switchToHttp().getRequest<Request>();
     const caller = await this.verifier.callerOf(request);
     // An IPv6 client is tracked by its /64, which one machine usually holds whole.
     const tracker = caller
       ? `key:${caller.keyId}`
       : `ip:${normalizeIp(request.ip ?? 'unknown', DEFAULT_IPV6_SUBNET_PREFIX)}`;
     const limit = caller ? this.env.RATE_LIMIT_PER_KEY : this.env.RATE_LIMIT_PER_IP;
+    const ttl = this.env.RATE_LIMIT_WINDOW_MS;
     try {
-      return await super.handleRequest({
-        ...props,
+      return await this.handleRequest({
+        context,
+        throttler: this.throttlers[0],
         limit,
+        ttl,
+        blockDuration: ttl,
         getTracker: () => tracker,
         generateKey: (_context: ExecutionContext, trackerName: string, throttler: string) =>
           `ratelimit:${throttler}:${trackerName}`,
@@ -59,11 +70,24 @@ export class RateLimitGuard extends ThrottlerGuard {
     } catch (error) {
       if (!(error instanceof ThrottlerException)) throw error;
       // The 429 carries the RateLimit-* headers too (the base class sets only Retry-After).
-      const response = props.context.switchToHttp().getResponse<Response>();
+      const response = context.switchToHttp().getResponse<Response>();
       response.setHeader(`${this.headerPrefix}-Limit`, limit);
       response.setHeader(`${this.headerPrefix}-Remaining`, 0);
       response.setHeader(`${this.headerPrefix}-Reset`, response.getHeader('Retry-After') ?? 1);
       throw error;
     }
+  }
+
+  private isSkipped(context: ExecutionContext): boolean {
+    const [handler, controller] = [context.getHandler(), context.getClass()];
+    let routes = this.skippedRoutes.get(controller);
+    if (!routes) this.skippedRoutes.set(controller, (routes = new Map()));
+    let skipped = routes.get(handler);
+    if (skipped === undefined) {
+      const key = `${THROTTLER_SKIP}${this.throttlers[0].name}`;
+      skipped = this.reflector.getAllAndOverride<boolean>(key, [handler, controller]) === true;
+      routes.set(handler, skipped);
+    }
+    return skipped;
   }
 }

@@ -1,3 +1,4 @@
+import { Reflector } from '@nestjs/core';
 import request from 'supertest';
 import { ApiKeyCommands } from '../../src/api-keys/api-key-commands';
 import { createTestApp, TestApp } from '../support/create-app';
@@ -70,6 +71,18 @@ describe('Rate limits, in memory', () => {
         const res = await request(server()).get(path).expect(200);
         expect(res.headers['ratelimit-limit']).toBeUndefined();
       }
+    }
+  });
+
+  // Which routes skip the limit is read once per route, not on every request.
+  it("reads the routes' throttling metadata once per route", async () => {
+    const reads = jest.spyOn(t.app.get(Reflector), 'getAllAndOverride');
+    try {
+      for (let i = 0; i < 3; i++) await request(server()).get('/health/live').expect(200);
+      const throttling = reads.mock.calls.filter(([key]) => String(key).startsWith('THROTTLER'));
+      expect(throttling.length).toBeLessThanOrEqual(1);
+    } finally {
+      reads.mockRestore();
     }
   });
 
