@@ -60,11 +60,11 @@ function filterConditions({ linkId, isDeleted, status }: ClientFilters, params: 
 const where = (conditions: string[]) =>
   conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
 
+// Built once: a prepared statement is named by a lookup of its text.
+const GET_TEXT = `SELECT ${CLIENT_COLUMNS} FROM ${CLIENTS} AS c WHERE c.${column('id')} = $1`;
+
 export function getQuery(id: string): SqlQuery {
-  return {
-    text: `SELECT ${CLIENT_COLUMNS} FROM ${CLIENTS} AS c WHERE c.${column('id')} = $1`,
-    params: [id],
-  };
+  return { text: GET_TEXT, params: [id] };
 }
 
 export function countQuery(filters: ClientFilters): SqlQuery {

@@ -31,8 +31,13 @@ const ROW_HASH = `hash_record_extended((${column('id')}, ${column('createdAt')},
 /** What identifies a set of links: their number and the XOR of their ROW_HASHes. */
 export const listContent = (count: number | string, xor: bigint | string) => `${count}:${xor}`;
 
+// The texts of prepared statements are built once: each names its statement by a lookup.
+const LINK_TEXT = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE ${column('id')} = $1`;
+const LINKS_CONTENT_TEXT = `SELECT count(*)::text AS "count", coalesce(bit_xor(${ROW_HASH}), 0)::text AS "xor"
+    FROM ${LINKS}`;
+
 export function linkQuery(id: string) {
-  return { text: `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE ${column('id')} = $1`, params: [id] };
+  return { text: LINK_TEXT, params: [id] };
 }
 
 /** Up to `size` links in list order, after `after` when given. */
@@ -50,11 +55,7 @@ export function linksBatchQuery(size: number, after?: ListPosition) {
 }
 
 /** The content of the whole table, as listContent names it. */
-export const linksContentQuery = () => ({
-  text: `SELECT count(*)::text AS "count", coalesce(bit_xor(${ROW_HASH}), 0)::text AS "xor"
-    FROM ${LINKS}`,
-  params: [],
-});
+export const linksContentQuery = () => ({ text: LINKS_CONTENT_TEXT, params: [] });
 
 /** The links table: the only place its SQL is written. */
 @Injectable()
