@@ -7,17 +7,20 @@ import { bearerKeyOf } from '../api-keys/bearer-key';
 import { headerOnly, HeaderOnlyRequest } from './header-only-request';
 import { IS_PUBLIC } from './public.decorator';
 import { API_KEY_REQUIRED } from '../http/error-texts';
+import { routeFlag } from '../http/route-flag';
 
 /** The global guard: every route needs a valid API key unless marked @Public(). */
 @Injectable()
 export class ApiKeyGuard extends AuthGuard('bearer') {
-  constructor(private readonly reflector: Reflector) {
+  private readonly isPublic: (context: ExecutionContext) => boolean;
+
+  constructor(reflector: Reflector) {
     super();
+    this.isPublic = routeFlag(reflector, IS_PUBLIC);
   }
 
   override canActivate(context: ExecutionContext) {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    if (this.isPublic(context)) return true;
     return super.canActivate(context);
   }
 

@@ -14,6 +14,7 @@ import { Request, Response } from 'express';
 import { ApiKeyVerifier } from '../api-keys/api-key-verifier';
 import { RateLimitEnv } from '../config/rate-limit.env';
 import { RATE_LIMITED } from '../http/error-texts';
+import { routeFlag } from '../http/route-flag';
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
 
@@ -25,7 +26,7 @@ export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
   protected override headerPrefix = 'RateLimit';
-  private readonly skippedRoutes = new Map<object, Map<object, boolean>>();
+  private readonly isSkipped: (context: ExecutionContext) => boolean;
 
   constructor(
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
@@ -35,6 +36,8 @@ export class RateLimitGuard extends ThrottlerGuard {
     private readonly env: RateLimitEnv,
   ) {
     super(options, storage, reflector);
+    // The one throttler's name is `default`.
+    this.isSkipped = routeFlag(reflector, `${THROTTLER_SKIP}default`);
   }
 
   protected override async throwThrottlingException(): Promise<void> {
@@ -76,18 +79,5 @@ export class RateLimitGuard extends ThrottlerGuard {
       response.setHeader(`${this.headerPrefix}-Reset`, response.getHeader('Retry-After') ?? 1);
       throw error;
     }
-  }
-
-  private isSkipped(context: ExecutionContext): boolean {
-    const [handler, controller] = [context.getHandler(), context.getClass()];
-    let routes = this.skippedRoutes.get(controller);
-    if (!routes) this.skippedRoutes.set(controller, (routes = new Map()));
-    let skipped = routes.get(handler);
-    if (skipped === undefined) {
-      const key = `${THROTTLER_SKIP}${this.throttlers[0].name}`;
-      skipped = this.reflector.getAllAndOverride<boolean>(key, [handler, controller]) === true;
-      routes.set(handler, skipped);
-    }
-    return skipped;
   }
 }
