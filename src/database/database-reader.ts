@@ -45,16 +45,24 @@ export class DatabaseReader {
    * connection, and statement_timeout cuts it in the database.
    */
   query<T>(text: string, params: unknown[], options: ReadOptions = {}): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    let expired = false;
-    const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
+    // Whichever comes first, the read or the deadline, settles the answer.
+    return new Promise<T>((resolve, reject) => {
+      let expired = false;
+      const timer = setTimeout(() => {
         expired = true;
         reject(unavailable());
       }, this.deadlineMs);
+      this.run<T>(text, params, options, () => expired).then(
+        (rows) => {
+          clearTimeout(timer);
+          resolve(rows);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
     });
-    const read = this.run<T>(text, params, options, () => expired);
-    return Promise.race([read, deadline]).finally(() => clearTimeout(timer));
   }
 
   private async run<T>(

@@ -21,22 +21,25 @@ export function secretMask(environmentKeys: readonly string[]): (value: unknown)
         stack: mask(value.stack),
       });
     }
-    // Plain objects only: requests, responses and streams are left to pino's serializers.
-    const plain =
-      value &&
-      typeof value === 'object' &&
-      [Object.prototype, null].includes(Object.getPrototypeOf(value));
-    if (plain && depth < 3) {
+    if (depth < 3 && isPlainObject(value)) {
       // Copied only when something in it was masked: most lines (every request's) hold no
       // secret, and are passed on as they are rather than rebuilt.
       let copy: Record<string, unknown> | undefined;
-      for (const [name, inner] of Object.entries(value)) {
+      for (const name in value) {
+        const inner = value[name];
         const masked = mask(inner, depth + 1);
-        if (masked !== inner) (copy ??= Object.fromEntries(Object.entries(value)))[name] = masked;
+        if (masked !== inner) (copy ??= { ...value })[name] = masked;
       }
       return copy ?? value;
     }
     return value;
   };
   return mask;
+}
+
+/** Plain objects only: requests, responses and streams are left to pino's serializers. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
