@@ -14,9 +14,7 @@ const UNLOGGED_PATHS = /^\/(health\/(live|ready)|metrics)\/?(\?|$)/;
  */
 export function routeOf(req: IncomingMessage): string {
   const { route, baseUrl } = req as Partial<Request>;
-  // Nest mounts route-scoped middleware on a wildcard (`{/*splat}`); the API has no wildcard
-  // route, so a wildcard here means no route matched (a 404).
-  if (typeof route?.path !== 'string' || route.path.includes('*')) return UNMATCHED_ROUTE;
+  if (typeof route?.path !== 'string') return UNMATCHED_ROUTE;
   return `${baseUrl ?? ''}${route.path}`;
 }
 
@@ -29,8 +27,8 @@ export function routeOf(req: IncomingMessage): string {
  *
  * Written here rather than by pino-http's middleware, which per request made a child logger,
  * two arrays, three listeners and an async context, and whose Nest mount matched every path
- * against a wildcard: a fifth of a get's CPU (docs/performance.md). Lines an error handler
- * writes carry the requestId too (ProblemDetailsFilter).
+ * against a wildcard: the largest of the API's own costs per request (docs/performance.md).
+ * Lines an error handler writes carry the requestId too (ProblemDetailsFilter).
  */
 export function logRequest(req: Request, res: Response): void {
   if (UNLOGGED_PATHS.test(req.url)) return;
