@@ -49,8 +49,12 @@ async function lockClients() {
   };
   releases.push(release);
   return {
-    /** Resolves once a read of this database waits on the lock. */
-    waiter: () =>
+    /**
+     * Resolves once a read of this database waits on the lock. `held` says what the requests
+     * sent to wait on it have come to, should none wait (a machine busy with other suites can
+     * take seconds to get them to the database).
+     */
+    waiter: (held: () => string) =>
       waitFor(
         async () => {
           const [{ n }] = (
@@ -61,7 +65,7 @@ async function lockClients() {
           ).rows as { n: number }[];
           return n > 0;
         },
-        { what: 'a query waiting on the lock' },
+        { what: () => `a query waiting on the lock (${held()})`, timeoutMs: 30000 },
       ),
     release,
   };
@@ -128,12 +132,12 @@ describe('Graceful shutdown on SIGTERM', () => {
 
     // Requests in flight across the close: they wait on a lock the test holds.
     const lock = await lockClients();
-    let answered = 0;
+    const answers: Outcome[] = [];
     const inFlight = [1, 2, 3].map(() =>
-      attempt(`${url}/api/data/clients`).finally(() => answered++),
+      attempt(`${url}/api/data/clients`).then((outcome) => (answers.push(outcome), outcome)),
     );
     // The app may serve the three with fewer queries; one waiting shows they are all held.
-    await lock.waiter();
+    await lock.waiter(() => `answered so far: ${JSON.stringify(answers)}`);
 
     const signalledAt = Date.now();
     api.child.kill('SIGTERM');
@@ -151,7 +155,7 @@ describe('Graceful shutdown on SIGTERM', () => {
     expect(closed.time as number).toBeGreaterThanOrEqual(signalledAt + DRAIN_MS - 50);
     expect((await attempt(`${url}/health/live`)).error).toBe('ECONNREFUSED');
     expect(isRunning()).toBe(true);
-    expect(answered).toBe(0);
+    expect(answers).toEqual([]);
     const releasedAt = Date.now();
     await lock.release();
 
@@ -185,8 +189,9 @@ describe('Graceful shutdown on SIGTERM', () => {
   it('cuts a request still open at SHUTDOWN_TIMEOUT_MS and exits 1', async () => {
     api = await startApi({ SHUTDOWN_DRAIN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '500' });
     const lock = await lockClients();
-    const stuck = attempt(`${api.url}/api/data/clients`);
-    await lock.waiter();
+    let answer: Outcome | undefined;
+    const stuck = attempt(`${api.url}/api/data/clients`).then((outcome) => (answer = outcome));
+    await lock.waiter(() => `answered so far: ${JSON.stringify(answer ?? null)}`);
     api.child.kill('SIGTERM');
     expect(await api.exited).toBe(1);
     expect((await stuck).status).toBeUndefined();
