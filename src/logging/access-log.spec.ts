@@ -18,7 +18,7 @@ new PinoLogger(
   loggerParams({ level: 'info', format: 'json', apiKeys: ['secret-key'] }, destination),
 );
 
-function exchange(url: string, status = 200) {
+function exchange(url: string, status = 200, writableFinished = true) {
   const req = Object.assign(new EventEmitter(), {
     method: 'GET',
     url,
@@ -29,6 +29,7 @@ function exchange(url: string, status = 200) {
   });
   const res = Object.assign(new EventEmitter(), {
     statusCode: status,
+    writableFinished,
     locals: { apiKeyId: 'env-1' },
     setHeader: () => undefined,
   });
@@ -69,6 +70,14 @@ describe('the access log', () => {
     res.emit('close');
     await written();
     expect(lines).toEqual([expect.objectContaining({ level: 50, msg: 'request failed' })]);
+  });
+
+  it('writes a request whose client went away before its response at warn level', async () => {
+    const { req, res } = exchange('/api/data/clients/c-1', 200, false);
+    logRequest(req, res);
+    res.emit('close');
+    await written();
+    expect(lines).toEqual([expect.objectContaining({ level: 40, msg: 'request aborted' })]);
   });
 
   it('leaves probes and scrapes out', async () => {

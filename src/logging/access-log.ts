@@ -44,6 +44,8 @@ export function logRequest(req: Request, res: Response): void {
       key: (res.locals.apiKeyId as string | undefined) ?? null,
     };
     if (res.statusCode >= 500) PinoLogger.root.error(line, 'request failed');
+    // The client went away before the whole response was sent: `status` is what it would have been.
+    else if (!res.writableFinished) PinoLogger.root.warn(line, 'request aborted');
     else PinoLogger.root.info(line, 'request completed');
   });
 }
