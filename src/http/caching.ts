@@ -17,16 +17,12 @@ const compressBodies: RequestHandler = compression({
 /**
  * Compression for callers that accept an encoding. `compression` wraps every response's
  * writes to decide at its headers; a caller without Accept-Encoding is sent the body as it is
- * anyway, so its responses skip that work. They still say `Vary: Accept-Encoding`, which the
- * data routes set with their cache headers and pages here, as `compression` would.
+ * anyway, so its responses skip that work. They still say `Vary: Accept-Encoding`: every
+ * response does (responseHeaders).
  */
 export function compressionMiddleware(req: Request, res: Response, next: NextFunction): void {
-  if (req.headers['accept-encoding'] !== undefined) {
-    compressBodies(req, res, next);
-    return;
-  }
-  if (!isDataPath(req.url)) res.vary('Accept-Encoding');
-  next();
+  if (req.headers['accept-encoding'] === undefined) next();
+  else compressBodies(req, res, next);
 }
 
 export const DATA_CACHE_CONTROL = 'private, no-cache';

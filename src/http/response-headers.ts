@@ -32,7 +32,7 @@ const pageSecurityHeaders = helmet();
  * The headers a middleware sets when it depends on nothing in the request, read once by
  * running it on a stand-in response: helmet's fixed options give fixed values.
  */
-export function headersSetBy(middleware: Middleware): Map<string, string> {
+function headersSetBy(middleware: Middleware): Map<string, string> {
   const headers = new Map<string, string>();
   const response = {
     setHeader: (name: string, value: string) => headers.set(name, value),
@@ -43,14 +43,20 @@ export function headersSetBy(middleware: Middleware): Map<string, string> {
 }
 
 /** Every data response's headers, cache and security, set in one call per request. */
-export const DATA_HEADERS = new Map([
+const DATA_HEADERS = new Map([
   ...Object.entries(DATA_CACHE_HEADERS),
   ...headersSetBy(dataSecurityHeaders),
 ]);
 
-/** The headers of a data response (caching, security) or of a page, decided once per request. */
+/**
+ * The headers of a data response (caching, security) or of a page, decided once per request.
+ * Pages are compressed too, so they vary by Accept-Encoding, whether or not this caller sent it.
+ */
 export function responseHeaders(req: Request, res: Response, next: NextFunction): void {
-  if (!isDataPath(req.url)) return pageSecurityHeaders(req, res, next);
+  if (!isDataPath(req.url)) {
+    res.vary('Accept-Encoding');
+    return pageSecurityHeaders(req, res, next);
+  }
   res.setHeaders(DATA_HEADERS);
   next();
 }
