@@ -21,7 +21,7 @@ export class ApiKeyCommands {
     const { id } = await this.repository.save({
       name,
       prefix: displayPrefix(key),
-      keyHash: hashApiKey(key),
+      keyHash: Buffer.from(hashApiKey(key), 'hex'),
       expiresAt,
     });
     return { record: await this.repository.findOneByOrFail({ id }), key };

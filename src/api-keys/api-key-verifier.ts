@@ -12,13 +12,12 @@ export interface ApiCaller {
   keyId: string;
 }
 
+const CALLER = Symbol('caller');
+type WithCaller = Request & { [CALLER]?: Promise<ApiCaller | false> };
+
 /** The two sources of keys (docs/api.md, Authentication): API_KEYS, then the database. */
 @Injectable()
 export class ApiKeyVerifier implements OnApplicationBootstrap {
-  // The rate limit (which budget) and authentication (allowed or not) both ask who the
-  // caller is; a request's key is looked up once, whoever asks first.
-  private readonly callers = new WeakMap<Request, Promise<ApiCaller | false>>();
-
   constructor(
     private readonly environmentKeys: ApiKeys,
     private readonly databaseKeys: DatabaseApiKeys,
@@ -27,13 +26,13 @@ export class ApiKeyVerifier implements OnApplicationBootstrap {
 
   /** Who the request's Authorization header names, or false (no key, or not a valid one). */
   callerOf(request: Request): Promise<ApiCaller | false> {
-    let caller = this.callers.get(request);
-    if (!caller) {
-      const key = bearerKeyOf(request);
-      caller = key === undefined ? Promise.resolve(false as const) : this.verify(key);
-      this.callers.set(request, caller);
-    }
-    return caller;
+    // The rate limit (which budget) and authentication (allowed or not) both ask who the
+    // caller is; a request's key is looked up once, whoever asks first.
+    return ((request as WithCaller)[CALLER] ??= this.callerNamedBy(bearerKeyOf(request)));
+  }
+
+  private callerNamedBy(key: string | undefined): Promise<ApiCaller | false> {
+    return key === undefined ? Promise.resolve(false) : this.verify(key);
   }
 
   async verify(key: string): Promise<ApiCaller | false> {

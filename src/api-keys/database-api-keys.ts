@@ -35,9 +35,7 @@ export class DatabaseApiKeys {
 
   async find(candidate: string): Promise<ActiveApiKey | undefined> {
     if (!isManagedKey(candidate)) return undefined;
-    // A Map lookup by the key's hash: its timing depends on the hash, which reveals nothing
-    // about any stored key.
-    const hash = hashApiKey(candidate).toString('hex');
+    const hash = hashApiKey(candidate);
     let found = (await this.activeKeys(this.ttlMs)).get(hash);
     found ??= (await this.activeKeys(Math.min(this.ttlMs, MISS_REREAD_INTERVAL_MS))).get(hash);
     if (!found || (found.expiresAt !== null && found.expiresAt <= Date.now())) return undefined;

@@ -1,30 +1,20 @@
-import { timingSafeEqual } from 'node:crypto';
 import { hashApiKey } from './api-key-format';
 
-/**
- * The set of valid keys, held as SHA-256 digests. Comparing fixed-length digests with
- * timingSafeEqual, and always against every key, leaks neither a key's length nor how much of
- * it matched (docs/api.md, Authentication).
- */
+/** The keys of API_KEYS, held by their digests (hashApiKey), never as given. */
 export class ApiKeys {
-  private readonly digests: Buffer[];
+  private readonly positions: Map<string, number>;
 
   constructor(keys: readonly string[]) {
-    this.digests = keys.map(hashApiKey);
+    this.positions = new Map(keys.map((key, index) => [hashApiKey(key), index]));
   }
 
   /** Position of the key in API_KEYS, or -1; it names the key in rate limits without the key. */
   indexOf(candidate: string): number {
-    const candidateDigest = hashApiKey(candidate);
-    let found = -1;
-    this.digests.forEach((known, index) => {
-      if (timingSafeEqual(known, candidateDigest)) found = index;
-    });
-    return found;
+    return this.positions.get(hashApiKey(candidate)) ?? -1;
   }
 
   get size(): number {
-    return this.digests.length;
+    return this.positions.size;
   }
 }
 
