@@ -90,9 +90,12 @@ describe('SQL is never built from values', () => {
                     p.initializer.kind,
                   ),
               ));
+          // DatabaseReader's prepared statements inherit their text, a builder's, from `statement`.
+          const prepared = sql.getText() === 'Object.create(statement)';
           const built =
             (ts.isIdentifier(sql) && sql.text === 'text' && node.arguments.length <= 3) ||
-            isBuiltQueryConfig(sql);
+            isBuiltQueryConfig(sql) ||
+            prepared;
           // Migrations are fixed DDL; their templates interpolate only their own constants.
           const migration =
             file.includes(`${join('database', 'migrations')}`) && ts.isTemplateExpression(sql);
