@@ -4,35 +4,47 @@ import { Counter, Histogram, Registry } from 'prom-client';
 import { routeOf } from '../logging/access-log';
 
 const LABELS = ['method', 'route', 'status'] as const;
+type Label = (typeof LABELS)[number];
+
+const DURATION = 'http_request_duration_seconds';
 
 /** Request count and duration by method, route template and status. */
 @Injectable()
 export class HttpMetrics {
-  private readonly requests: Counter<(typeof LABELS)[number]>;
-  private readonly duration: Histogram<(typeof LABELS)[number]>;
+  private readonly duration: Histogram<Label>;
 
   constructor(registry: Registry) {
-    this.requests = new Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests answered, by method, route template and status',
-      labelNames: LABELS,
-      registers: [registry],
-    });
-    this.duration = new Histogram({
-      name: 'http_request_duration_seconds',
+    const duration = new Histogram({
+      name: DURATION,
       help: 'HTTP request duration in seconds, by method, route template and status',
       labelNames: LABELS,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
+    });
+    this.duration = duration;
+    // The count of requests is the histogram's: read from it at each scrape rather than counted
+    // a second time on every request. Set whole once read, so that no scrape, even one running
+    // beside another, sees a count lower than an earlier one.
+    new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status',
+      labelNames: LABELS,
+      registers: [registry],
+      async collect() {
+        const { values } = await duration.get();
+        this.reset();
+        for (const { metricName, labels, value } of values) {
+          if (metricName === `${DURATION}_count`) this.inc(labels, value);
+        }
+      },
     });
   }
 
   /** Counts a request when its response ends, by labels read then, once routing has happened. */
   track(req: Request, res: Response): void {
     const startedAt = performance.now();
-    res.once('finish', () => {
+    res.on('finish', () => {
       const labels = { method: req.method, route: routeOf(req), status: String(res.statusCode) };
-      this.requests.inc(labels);
       this.duration.observe(labels, (performance.now() - startedAt) / 1000);
     });
   }
