@@ -15,6 +15,6 @@ export class ShutdownState {
   track(res: ServerResponse): void {
     if (this.isShuttingDown) res.setHeader('Connection', 'close');
     this.inFlight++;
-    res.once('close', () => this.inFlight--);
+    res.on('close', () => this.inFlight--);
   }
 }

@@ -33,7 +33,7 @@ export function routeOf(req: IncomingMessage): string {
 export function logRequest(req: Request, res: Response): void {
   if (UNLOGGED_PATHS.test(req.url)) return;
   const startedAt = Date.now();
-  res.once('close', () => {
+  res.on('close', () => {
     const line = {
       requestId: requestIdOf(res),
       method: req.method,
