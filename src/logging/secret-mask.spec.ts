@@ -16,4 +16,14 @@ describe('secretMask', () => {
     const line = { method: 'GET', route: '/api/data/clients/:id', status: 200, key: 'env-1' };
     expect(mask(line)).toBe(line);
   });
+
+  it('masks every kind of secret in any letter case, and nothing else', () => {
+    const managed = `LCAPI_${'a1B2'.repeat(12)}xyz`;
+    expect(mask(`auth=BEARER t0k3n key=${managed}; ENV-KEY-0123456789ABCDEF.`)).toBe(
+      'auth=BEARER [REDACTED] key=[REDACTED]; [REDACTED].',
+    );
+    expect(mask('the bearer, an lcapi_ prefix, env-key-0')).toBe(
+      'the bearer, an lcapi_ prefix, env-key-0',
+    );
+  });
 });

@@ -1,4 +1,4 @@
-import { MANAGED_KEY_PATTERN } from '../api-keys/api-key-format';
+import { KEY_PREFIX, MANAGED_KEY_PATTERN } from '../api-keys/api-key-format';
 
 const CENSOR = '[REDACTED]';
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -13,8 +13,13 @@ export function secretMask(environmentKeys: readonly string[]): (value: unknown)
     [`(?<=bearer\\s+)\\S+`, MANAGED_KEY_PATTERN.source, ...known].join('|'),
     'gi',
   );
+  // What every secret above contains, found several times faster than the secrets themselves
+  // (whose lookbehind is tried at every position): most strings hold none of it.
+  const secretMarks = new RegExp([`bearer`, KEY_PREFIX, ...known].join('|'), 'i');
   const mask = (value: unknown, depth = 0): unknown => {
-    if (typeof value === 'string') return value.replace(secrets, CENSOR);
+    if (typeof value === 'string') {
+      return secretMarks.test(value) ? value.replace(secrets, CENSOR) : value;
+    }
     if (value instanceof Error) {
       return Object.assign(Object.create(Object.getPrototypeOf(value)), value, {
         message: mask(value.message),
