@@ -205,11 +205,19 @@ async function main() {
     // its working size) would lose the first scenario to the warm ones and inflate the A/A
     // spread: every server first gets the scenarios' load, unmeasured. (At 8 connections, a
     // heap-bounded server still ran its full collections during S1's measurement: 1.28× the
-    // CPU per get of the unbounded one, against 1.15× once warm at 32.)
-    log(`warming up every server (S1 and S3 paths, 3 s each, ${settings.connections} connections)`);
+    // CPU per get of the unbounded one, against 1.15× once warm at 32.) On a slow machine our
+    // server took ~20 s of load to settle: after 3 s per path, its first S1 run cost 1.2× the
+    // CPU per get of its second (the A/A pair).
+    const warmUpSeconds = 10;
+    log(
+      `warming up every server (S1 and S3 paths, ${warmUpSeconds} s each, ${settings.connections} connections)`,
+    );
     for (const server of Object.values(servers))
       for (const [, paths] of [scenarios[0], scenarios[2]])
-        await load(server.port, paths, { connections: settings.connections, seconds: 3 });
+        await load(server.port, paths, {
+          connections: settings.connections,
+          seconds: warmUpSeconds,
+        });
     const rows = [];
     for (const [name, ourPaths, referencePaths = ourPaths] of chosen) {
       const row = { name };
