@@ -41,9 +41,8 @@ export function configureApp(app: NestExpressApplication): void {
     shutdown.track(res);
     closeAfterOversizedBody(req, res);
     routeUndecodableSegments(req);
-    responseHeaders(req, res, next);
+    responseHeaders(req, res, () => compressionMiddleware(req, res, next));
   });
-  app.use(compressionMiddleware);
   const origins = http.CORS_ORIGINS;
   // CORS is off unless CORS_ORIGINS lists the browser origins allowed to call the API.
   if (origins) {
