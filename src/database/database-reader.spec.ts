@@ -10,9 +10,9 @@ interface Sent {
 }
 
 /**
- * A data source whose pools answer after `ms`, recording what was sent and released. The
- * deadline is far beyond `ms` unless a test is about the deadline (a loaded machine may delay a
- * 0 ms timer by tens of milliseconds).
+ * A data source whose pools answer after `ms`, recording what was sent and released. Like pg's,
+ * its pools and connections answer callbacks. The deadline is far beyond `ms` unless a test is
+ * about the deadline (a loaded machine may delay a 0 ms timer by tens of milliseconds).
  */
 function readerAnsweringIn(
   ms: number,
@@ -23,36 +23,33 @@ function readerAnsweringIn(
   const sent: Sent[] = [];
   const configs: unknown[] = [];
   const released: unknown[] = [];
-  const connect = (pool: string) => async () => {
-    await new Promise((resolve) => setTimeout(resolve, connectMs));
-    return connection(pool);
-  };
-  const connection = (pool: string) => [
-    {
-      on: () => undefined,
-      removeListener: () => undefined,
-      query: (config: string | { name?: string; text: string }) =>
-        new Promise((resolve, reject) =>
-          setTimeout(() => {
-            configs.push(config);
-            // As pg reads a config: a text alone, or an object's own and inherited properties.
-            const query = typeof config === 'string' ? { text: config } : config;
-            sent.push({ pool, name: query.name, text: query.text });
-            if (query.text === 'broken') reject(new Error('broken'));
-            else if (query.text === 'refused')
-              reject(Object.assign(new Error('refused'), { code: '57014' }));
-            else resolve({ rows: [{ pool }] });
-          }, ms),
-        ),
-    },
-    (error?: unknown) => void released.push(error ?? 'ok'),
-  ];
+  type QueryCallback = (error: Error | null, result?: { rows: unknown[] }) => void;
+  const connection = (pool: string) => ({
+    on: () => undefined,
+    removeListener: () => undefined,
+    query: (config: string | { name?: string; text: string }, _: unknown, done: QueryCallback) =>
+      setTimeout(() => {
+        configs.push(config);
+        // As pg reads a config: a text alone, or an object's own and inherited properties.
+        const query = typeof config === 'string' ? { text: config } : config;
+        sent.push({ pool, name: query.name, text: query.text });
+        if (query.text === 'broken') done(new Error('broken'));
+        else if (query.text === 'refused')
+          done(Object.assign(new Error('refused'), { code: '57014' }));
+        else done(null, { rows: [{ pool }] });
+      }, ms),
+  });
+  const pool = (name: string) => ({
+    connect: (callback: (...args: unknown[]) => void) =>
+      setTimeout(
+        () =>
+          callback(undefined, connection(name), (error?: unknown) => released.push(error ?? 'ok')),
+        connectMs,
+      ),
+  });
   const dataSource = {
     defaultReplicationModeForReads: () => mode,
-    driver: {
-      obtainSlaveConnection: connect('replica'),
-      obtainMasterConnection: connect('primary'),
-    },
+    driver: { master: pool('primary'), slaves: [pool('replica')] },
   } as unknown as DataSource;
   const env = { DATABASE_TIMEOUT_MS: timeoutMs } as DatabaseEnv;
   return { reader: new DatabaseReader(dataSource, env), sent, configs, released };

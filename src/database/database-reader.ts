@@ -1,5 +1,5 @@
 import { Injectable, ServiceUnavailableException } from '@nestjs/common';
-import { QueryConfig } from 'pg';
+import { QueryConfig, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseEnv } from '../config/database.env';
 import { DatabasePools } from './pools';
@@ -10,6 +10,7 @@ const MAX_PREPARED_STATEMENTS = 200;
 type StatementConfig = Readonly<Required<Pick<QueryConfig, 'name' | 'text'>>>;
 
 const unavailable = () => new ServiceUnavailableException(DATABASE_UNAVAILABLE);
+const ignore = () => undefined;
 
 export interface ReadOptions {
   /** Read from the primary even when replicas are configured (what a replica lags on matters). */
@@ -48,58 +49,39 @@ export class DatabaseReader {
    * connection, and statement_timeout cuts it in the database.
    */
   query<T>(text: string, params: unknown[], options: ReadOptions = {}): Promise<T> {
-    // Whichever comes first, the read or the deadline, settles the answer.
+    const statement = options.prepared ? this.statement(text) : undefined;
+    // Whichever comes first, the read or the deadline, settles the answer. Callbacks rather than
+    // awaits from the pool to the rows: this runs for every request, and each hop costs.
     return new Promise<T>((resolve, reject) => {
       let expired = false;
       const timer = setTimeout(() => {
         expired = true;
         reject(unavailable());
       }, this.deadlineMs);
-      this.run<T>(text, params, options, () => expired).then(
-        (rows) => {
+      this.pools.connect(options.primary ? 'primary' : 'read', (error, connection, release) => {
+        if (error || !connection || !release) {
           clearTimeout(timer);
-          resolve(rows);
-        },
-        (error: unknown) => {
+          return reject(error);
+        }
+        // Its caller already has the 503: the connection goes to a live request instead.
+        if (expired) return release();
+        // A connection that breaks while checked out emits 'error' (fatal when unheard); its
+        // query fails too, and that failure is what this read reports.
+        connection.on('error', ignore);
+        // pg answers (null, result) or (error).
+        const done = (failure: Error | null, result?: QueryResult) => {
+          connection.removeListener('error', ignore);
+          // Given an error, the pool drops the connection: only when the connection itself may
+          // be broken, not for a statement the server refused or cancelled.
+          release(failure && isConnectionFailure(failure) ? failure : undefined);
           clearTimeout(timer);
-          reject(error);
-        },
-      );
+          if (failure) reject(failure);
+          else resolve(result?.rows as T);
+        };
+        if (statement) connection.query(Object.create(statement), params, done);
+        else connection.query(text, params, done);
+      });
     });
-  }
-
-  private async run<T>(
-    text: string,
-    params: unknown[],
-    { primary = false, prepared = false }: ReadOptions,
-    givenUp: () => boolean,
-  ): Promise<T> {
-    const [connection, release] = await this.pools.connection(primary ? 'primary' : 'read');
-    if (givenUp()) {
-      // Its caller already has the 503: the connection goes to a live request instead.
-      release();
-      throw unavailable();
-    }
-    // A connection that breaks while checked out emits 'error' (fatal when unheard); its query
-    // fails too, and that failure is what this read reports.
-    const ignore = () => undefined;
-    connection.on('error', ignore);
-    let failure: unknown;
-    try {
-      const statement = prepared ? this.statement(text) : undefined;
-      const result = await (statement
-        ? connection.query(Object.create(statement), params)
-        : connection.query(text, params));
-      return result.rows as T;
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      connection.removeListener('error', ignore);
-      // Given an error, the pool drops the connection: only when the connection itself may be
-      // broken, not for a statement the server refused or cancelled.
-      release(isConnectionFailure(failure) ? failure : undefined);
-    }
   }
 
   /**

@@ -2,6 +2,9 @@ import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { DataSource } from 'typeorm';
 import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
+/** Hands a connection back to its pool; given an error, the pool drops the connection. */
+export type Release = (error?: Error) => void;
+
 /**
  * The pg pools behind a DataSource. TypeORM's PostgresDriver keeps them as `master` and
  * `slaves` (read replicas) and types them `any`; this is the one place that reaches in.
@@ -27,14 +30,22 @@ export class DatabasePools {
   }
 
   /**
-   * A connection to the primary, or where reads belong: a replica when some are configured,
-   * else the primary.
+   * Checks out a connection to the primary, or where reads belong: a replica at random when
+   * some are configured, else the primary. In callback form, as pg's pools answer: no promise
+   * hops between the pool and the query.
    */
-  async connection(target: 'primary' | 'read'): Promise<[PoolClient, (error?: unknown) => void]> {
-    const [connection, release] = await (target === 'read' &&
-    this.dataSource.defaultReplicationModeForReads() === 'slave'
-      ? this.driver.obtainSlaveConnection()
-      : this.driver.obtainMasterConnection());
-    return [connection as PoolClient, release as (error?: unknown) => void];
+  connect(
+    target: 'primary' | 'read',
+    callback: (error: Error | undefined, connection?: PoolClient, release?: Release) => void,
+  ): void {
+    const replicas = this.replicas;
+    const pool =
+      target === 'read' &&
+      replicas.length > 0 &&
+      this.dataSource.defaultReplicationModeForReads() === 'slave'
+        ? replicas[Math.floor(Math.random() * replicas.length)]
+        : this.primary;
+    if (pool) pool.connect(callback);
+    else callback(new Error('The database is not connected'));
   }
 }

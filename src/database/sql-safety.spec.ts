@@ -79,9 +79,11 @@ describe('SQL is never built from values', () => {
         if (ts.isCallExpression(node) && isQuery && node.arguments.length > 0) {
           const [sql, , options] = node.arguments;
           const fixed = isFixedTextNode(sql);
-          // A third argument may only be read options made of literals ({ primary: true }).
+          // A third argument may only be read options made of literals ({ primary: true }), or
+          // DatabaseReader's callback for pg's answer.
           const plainOptions =
             options === undefined ||
+            (ts.isIdentifier(options) && options.text === 'done') ||
             (ts.isObjectLiteralExpression(options) &&
               options.properties.every(
                 (p) =>
