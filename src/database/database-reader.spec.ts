@@ -27,7 +27,8 @@ function readerAnsweringIn(
   const connection = (pool: string) => ({
     on: () => undefined,
     removeListener: () => undefined,
-    query: (config: string | { name?: string; text: string }, _: unknown, done: QueryCallback) =>
+    query: (config: string | { name?: string; text: string }, _: unknown, done: QueryCallback) => {
+      if (config === 'unqueryable') throw new Error('Client was closed and is not queryable');
       setTimeout(() => {
         configs.push(config);
         // As pg reads a config: a text alone, or an object's own and inherited properties.
@@ -37,7 +38,8 @@ function readerAnsweringIn(
         else if (query.text === 'refused')
           done(Object.assign(new Error('refused'), { code: '57014' }));
         else done(null, { rows: [{ pool }] });
-      }, ms),
+      }, ms);
+    },
   });
   const pool = (name: string) => ({
     connect: (callback: (...args: unknown[]) => void) =>
@@ -102,6 +104,12 @@ describe('DatabaseReader', () => {
     const { reader, released } = readerAnsweringIn(1);
     await expect(reader.query('broken', [])).rejects.toThrow('broken');
     expect(released).toEqual([new Error('broken')]);
+  });
+
+  it('fails a read whose connection cannot take a query, and drops that connection', async () => {
+    const { reader, released } = readerAnsweringIn(1);
+    await expect(reader.query('unqueryable', [])).rejects.toThrow('not queryable');
+    expect(released).toEqual([new Error('Client was closed and is not queryable')]);
   });
 
   it('keeps the connection of a statement the server refused or cancelled', async () => {

@@ -78,8 +78,14 @@ export class DatabaseReader {
           if (failure) reject(failure);
           else resolve(result?.rows as T);
         };
-        if (statement) connection.query(Object.create(statement), params, done);
-        else connection.query(text, params, done);
+        // This runs inside pg's pool callback, where a throw would be uncaught: a client that
+        // cannot take the query fails this read like one that broke.
+        try {
+          if (statement) connection.query(Object.create(statement), params, done);
+          else connection.query(text, params, done);
+        } catch (thrown) {
+          done(thrown instanceof Error ? thrown : new Error(String(thrown)));
+        }
       });
     });
   }
