@@ -2,6 +2,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Client as PgClient } from 'pg';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { DatabaseReader } from '../../src/database/database-reader';
+import { isDatabaseUnavailable } from '../../src/database/database-unavailable';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { expectProblem } from '../support/problem';
 import { TcpProxy } from '../support/tcp-proxy';
@@ -154,5 +157,15 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
     // collection) grows by a few MB here; the bound is generous, the test process shares it.
     expect(heapDuring - heapBefore).toBeLessThan(30 * 1024 * 1024);
     await get('/api/data/links').expect(200);
+  });
+
+  // Last: it closes the app's pools. A request on a kept-alive connection can still arrive
+  // while the app shuts down; it is told to retry (elsewhere), not that the server failed.
+  it('answers 503 to a read that arrives while the pools close, or after', async () => {
+    const closing = t.app.get(DataSource).destroy();
+    const whileClosing = t.app.get(DatabaseReader).query('SELECT 1', []);
+    await expect(whileClosing.catch(isDatabaseUnavailable)).resolves.toBe(true);
+    await closing;
+    expect503(await get('/api/data/clients/c-1'));
   });
 });
