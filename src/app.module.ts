@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthModule } from './auth/auth.module';
 import { ChangesModule } from './changes/changes.module';
@@ -7,7 +7,6 @@ import { ClientsModule } from './clients/clients.module';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
 import { CursorModule } from './http/cursor.module';
 import { ReadRequestGuard } from './http/read-request.guard';
-import { StrictQueryPipe } from './http/strict-query.pipe';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
@@ -17,11 +16,10 @@ import { MetricsModule } from './metrics/metrics.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 
-// Every global guard, pipe and filter, in one place.
+// Every global guard and filter, in one place.
 @Module({
   providers: [
     { provide: APP_FILTER, useClass: ProblemDetailsFilter },
-    { provide: APP_PIPE, useClass: StrictQueryPipe },
     // Guards run in this order: the rate limit first, so failed keys are throttled too; then
     // the key, before anything else about the request is answered; then what a read may carry.
     { provide: APP_GUARD, useClass: RateLimitGuard },

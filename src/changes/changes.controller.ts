@@ -2,6 +2,7 @@ import { Controller, Get, Header, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../http/api-error-responses.decorator';
 import { ReadOnlyController } from '../http/read-only.controller';
+import { StrictQueryPipe } from '../http/strict-query.pipe';
 import { renderChangesPage } from './changes.renderer';
 import { ChangesService } from './changes.service';
 import { ClientChangesResponse, LinkChangesResponse } from './dto/changes-page.response';
@@ -34,7 +35,7 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
   @ApiErrorResponses(400)
   // The body is JSON text written by the renderer.
   @Header('Content-Type', 'application/json; charset=utf-8')
-  async clients(@Query() query: ClientChangesQuery): Promise<string> {
+  async clients(@Query(StrictQueryPipe) query: ClientChangesQuery): Promise<string> {
     return renderChangesPage(await this.changes.clients(query));
   }
 
@@ -51,7 +52,7 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
   })
   @ApiErrorResponses(400)
   @Header('Content-Type', 'application/json; charset=utf-8')
-  async links(@Query() query: LinkChangesQuery): Promise<string> {
+  async links(@Query(StrictQueryPipe) query: LinkChangesQuery): Promise<string> {
     return renderChangesPage(await this.changes.links(query));
   }
 }

@@ -10,6 +10,7 @@ import {
 import { ApiErrorResponses } from '../http/api-error-responses.decorator';
 import { NoQueryParams } from '../http/no-query-params';
 import { ReadOnlyController } from '../http/read-only.controller';
+import { StrictQueryPipe } from '../http/strict-query.pipe';
 import { renderClient, renderClientsPage } from './client.renderer';
 import { ClientsService } from './clients.service';
 import { ClientResponse } from './dto/client.response';
@@ -47,7 +48,7 @@ export class ClientsController extends ReadOnlyController() {
   })
   @ApiErrorResponses(400)
   @Header('Content-Type', 'application/json; charset=utf-8')
-  async list(@Query() query: ListClientsQuery): Promise<string> {
+  async list(@Query(StrictQueryPipe) query: ListClientsQuery): Promise<string> {
     return renderClientsPage(await this.clientsService.list(query));
   }
 
@@ -57,7 +58,8 @@ export class ClientsController extends ReadOnlyController() {
   @ApiOkResponse({ description: 'The client', type: ClientResponse, example: CLIENT_EXAMPLE })
   @ApiErrorResponses(400, 404)
   @Header('Content-Type', 'application/json; charset=utf-8')
-  async get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<string> {
+  @NoQueryParams()
+  async get(@Param('id') id: string): Promise<string> {
     return renderClient(await this.clientsService.findOne(id));
   }
 }

@@ -1,5 +1,9 @@
+import { SetMetadata } from '@nestjs/common';
+
+export const TAKES_NO_QUERY = 'takesNoQuery';
+
 /**
- * The query of a route that takes no parameters. StrictQueryPipe treats every key as unknown,
- * so `?anything` is a 400 (docs/api.md, Endpoints).
+ * Marks a route that takes no query parameters: ReadRequestGuard answers any with a 400 naming
+ * each (docs/api.md, Endpoints). Routes that take some validate them with StrictQueryPipe.
  */
-export class NoQueryParams {}
+export const NoQueryParams = () => SetMetadata(TAKES_NO_QUERY, true);

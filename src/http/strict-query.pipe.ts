@@ -4,21 +4,25 @@ import { getMetadataStorage, validateSync } from 'class-validator';
 import { INVALID_QUERY } from './error-texts';
 import { CursorCodec, CursorError, cursorBindingOf } from './signed-cursor';
 
+export const UNKNOWN_PARAMETER = 'is not a known parameter';
+
 export interface ParameterError {
   name: string;
   reason: string;
 }
 
-/**
- * Validates every `@Query()` DTO against the raw query (docs/api.md, Endpoints): unknown names, repeated
- * names and invalid values are each reported, all at once. Names are checked against the DTO
- * before class-transformer sees them, so `__proto__` or `constructor` cannot slip through.
- */
 const CURSOR_REASONS: Record<CursorError, string> = {
   malformed: 'is not a cursor issued by this service',
   'other-scope': 'was issued for another endpoint or other filters; repeat the ones it came with',
 };
 
+/**
+ * Validates a query DTO against the raw query (docs/api.md, Endpoints), on every route that
+ * takes query parameters (`@Query(StrictQueryPipe)`): unknown names, repeated names and invalid
+ * values are each reported, all at once. Names are checked against the DTO before
+ * class-transformer sees them, so `__proto__` or `constructor` cannot slip through. Routes
+ * that take none are marked @NoQueryParams() instead.
+ */
 @Injectable()
 export class StrictQueryPipe implements PipeTransform {
   constructor(private readonly cursors: CursorCodec) {}
@@ -27,14 +31,10 @@ export class StrictQueryPipe implements PipeTransform {
     if (type !== 'query' || !metatype) return value;
     const query = value as Record<string, unknown>;
     const known = declaredNames(metatype);
-    // A route without parameters, asked without any: nothing to validate, so no class-validator
-    // pass (the hot path of a get by id); any key still takes the full path below and its 400.
-    if (known.size === 0 && Object.keys(query).length === 0)
-      return new (metatype as new () => object)();
     const errors: ParameterError[] = [];
     const accepted: Record<string, unknown> = Object.create(null);
     for (const [name, value] of Object.entries(query)) {
-      if (!known.has(name)) errors.push({ name, reason: 'is not a known parameter' });
+      if (!known.has(name)) errors.push({ name, reason: UNKNOWN_PARAMETER });
       else if (Array.isArray(value)) errors.push({ name, reason: 'must be given only once' });
       else accepted[name] = value;
     }

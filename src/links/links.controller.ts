@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Param, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Header, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../http/api-error-responses.decorator';
@@ -26,11 +26,8 @@ export class LinksController extends ReadOnlyController() {
   })
   @ApiErrorResponses(400)
   @Header('Content-Type', 'application/json; charset=utf-8')
-  async list(
-    @Query() _query: NoQueryParams,
-    @Req() req: Request,
-    @Res() res: Response,
-  ): Promise<void> {
+  @NoQueryParams()
+  async list(@Req() req: Request, @Res() res: Response): Promise<void> {
     const { body, etag } = await this.linksService.listAll();
     // Sent as kept: its bytes, each compressed form made once, and the weak ETag Express would
     // compute, none of them made again. A 304 has no body, so no Content-Encoding either.
@@ -46,7 +43,8 @@ export class LinksController extends ReadOnlyController() {
   @ApiOkResponse({ description: 'The link', type: LinkResponse, example: LINK_EXAMPLE })
   @ApiErrorResponses(400, 404)
   @Header('Content-Type', 'application/json; charset=utf-8')
-  async get(@Param('id') id: string, @Query() _query: NoQueryParams): Promise<string> {
+  @NoQueryParams()
+  async get(@Param('id') id: string): Promise<string> {
     return renderLink(await this.linksService.findOne(id));
   }
 }
