@@ -47,4 +47,29 @@ describe('createLogDestination', () => {
     expect(await contentWithin(LOG_FLUSH_INTERVAL_MS / 2)).toBe(lines);
     await end(destination);
   });
+
+  it('measures a batch once, not its pending lines once per line', async () => {
+    const destination = createLogDestination(fd);
+    const line = `{"msg":"${'x'.repeat(100)}"}\n`;
+    const count = Math.floor(LOG_BATCH_BYTES / line.length);
+    const measured = jest.spyOn(Buffer, 'byteLength');
+    for (let i = 0; i < count; i++) destination.write(line);
+    expect(measured).not.toHaveBeenCalled();
+    destination.write(line);
+    expect(measured.mock.calls.length).toBeLessThanOrEqual(2);
+    measured.mockRestore();
+    expect(await contentWithin(LOG_FLUSH_INTERVAL_MS / 2)).toBe(line.repeat(count + 1));
+    await end(destination);
+  });
+
+  it('writes the lines still gathered, in order, when flushed synchronously (as on exit)', async () => {
+    const destination = createLogDestination(fd);
+    const line = (n: number) => `{"n":${n}}\n`;
+    destination.write(`{"n":0,"pad":"${'x'.repeat(LOG_BATCH_BYTES)}"}\n`);
+    const first = await contentWithin(LOG_FLUSH_INTERVAL_MS / 2);
+    for (let n = 1; n <= 3; n++) destination.write(line(n));
+    destination.flushSync();
+    expect(readFileSync(file, 'utf8')).toBe(first + line(1) + line(2) + line(3));
+    await end(destination);
+  });
 });
