@@ -1,7 +1,7 @@
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogDestination, LOG_BATCH_BYTES, LOG_FLUSH_INTERVAL_MS } from './log-destination';
+import { createLogDestination, LOG_BATCH_CHARS, LOG_FLUSH_INTERVAL_MS } from './log-destination';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -42,7 +42,7 @@ describe('createLogDestination', () => {
   it('writes at once when a batch has gathered', async () => {
     const destination = createLogDestination(fd);
     const line = `{"msg":"${'x'.repeat(100)}"}\n`;
-    const lines = line.repeat(Math.ceil(LOG_BATCH_BYTES / line.length) + 1);
+    const lines = line.repeat(Math.ceil(LOG_BATCH_CHARS / line.length) + 1);
     destination.write(lines);
     expect(await contentWithin(LOG_FLUSH_INTERVAL_MS / 2)).toBe(lines);
     await end(destination);
@@ -51,7 +51,7 @@ describe('createLogDestination', () => {
   it('measures a batch once, not its pending lines once per line', async () => {
     const destination = createLogDestination(fd);
     const line = `{"msg":"${'x'.repeat(100)}"}\n`;
-    const count = Math.floor(LOG_BATCH_BYTES / line.length);
+    const count = Math.floor(LOG_BATCH_CHARS / line.length);
     const measured = jest.spyOn(Buffer, 'byteLength');
     for (let i = 0; i < count; i++) destination.write(line);
     expect(measured).not.toHaveBeenCalled();
@@ -65,7 +65,7 @@ describe('createLogDestination', () => {
   it('writes the lines still gathered, in order, when flushed synchronously (as on exit)', async () => {
     const destination = createLogDestination(fd);
     const line = (n: number) => `{"n":${n}}\n`;
-    destination.write(`{"n":0,"pad":"${'x'.repeat(LOG_BATCH_BYTES)}"}\n`);
+    destination.write(`{"n":0,"pad":"${'x'.repeat(LOG_BATCH_CHARS)}"}\n`);
     const first = await contentWithin(LOG_FLUSH_INTERVAL_MS / 2);
     for (let n = 1; n <= 3; n++) destination.write(line(n));
     destination.flushSync();

@@ -2,7 +2,7 @@ import { writeSync } from 'node:fs';
 import pino from 'pino';
 
 /** Lines are written in batches of at least this many characters… */
-export const LOG_BATCH_BYTES = 16_384;
+export const LOG_BATCH_CHARS = 16_384;
 /** …or, when traffic is light, at least this often. */
 export const LOG_FLUSH_INTERVAL_MS = 1000;
 
@@ -44,7 +44,7 @@ function gatherLines(destination: Destination, fd: number): Destination {
   destination.write = (line: string) => {
     lines.push(line);
     length += line.length;
-    return length < LOG_BATCH_BYTES || handOver();
+    return length < LOG_BATCH_CHARS || handOver();
   };
   destination.flush = (callback) => {
     handOver();
