@@ -1,4 +1,4 @@
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import fs, { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogDestination, LOG_BATCH_CHARS, LOG_FLUSH_INTERVAL_MS } from './log-destination';
@@ -70,6 +70,22 @@ describe('createLogDestination', () => {
     for (let n = 1; n <= 3; n++) destination.write(line(n));
     destination.flushSync();
     expect(readFileSync(file, 'utf8')).toBe(first + line(1) + line(2) + line(3));
+    await end(destination);
+  });
+
+  it('retries a full pipe when flushed synchronously, losing nothing', async () => {
+    const destination = createLogDestination(fd);
+    destination.write('{"n":1}\n');
+    const full = Object.assign(new Error('EAGAIN: resource temporarily unavailable'), {
+      code: 'EAGAIN',
+    });
+    const writes = jest.spyOn(fs, 'writeSync').mockImplementationOnce(() => {
+      throw full;
+    });
+    destination.flushSync();
+    expect(writes).toHaveBeenCalledTimes(2);
+    writes.mockRestore();
+    expect(readFileSync(file, 'utf8')).toBe('{"n":1}\n');
     await end(destination);
   });
 });

@@ -1,4 +1,3 @@
-import { writeSync } from 'node:fs';
 import pino from 'pino';
 
 /** Lines are written in batches of at least this many characters… */
@@ -19,7 +18,6 @@ type Destination = ReturnType<typeof pino.destination>;
 export function createLogDestination(fd = 1): Destination {
   return gatherLines(
     pino.destination({ dest: fd, sync: false, periodicFlush: LOG_FLUSH_INTERVAL_MS }),
-    fd,
   );
 }
 
@@ -30,7 +28,7 @@ export function createLogDestination(fd = 1): Destination {
  * Its own methods are wrapped on the instance, so its periodic flush and pino's flush on exit
  * take the gathered lines too.
  */
-function gatherLines(destination: Destination, fd: number): Destination {
+function gatherLines(destination: Destination): Destination {
   const { write, flush, flushSync, end } = destination;
   let lines: string[] = [];
   let length = 0;
@@ -50,11 +48,16 @@ function gatherLines(destination: Destination, fd: number): Destination {
     handOver();
     flush.call(destination, callback);
   };
-  // On exit: what sonic-boom holds is older than the gathered lines, and a batch handed over
-  // now would be written asynchronously, too late; so sonic-boom's first, then the rest here.
+  // On exit: the gathered lines are queued behind what sonic-boom holds without starting an
+  // asynchronous write (too late then), and its synchronous flush writes them all, in order,
+  // retrying a pipe that is full.
   destination.flushSync = () => {
+    const settings = destination as unknown as { minLength: number };
+    const { minLength } = settings;
+    settings.minLength = Infinity;
+    handOver();
+    settings.minLength = minLength;
     flushSync.call(destination);
-    if (lines.length > 0) writeSync(fd, take());
   };
   destination.end = () => {
     handOver();
