@@ -19,7 +19,10 @@ describe('isDatabaseUnavailable', () => {
     ['a pool wait timeout', new Error('timeout exceeded when trying to connect')],
     ['a dropped connection', new Error('Connection terminated unexpectedly')],
     ['a read while the pools close', new Error('Cannot use a pool after calling end on the pool')],
-    ['a read once the pools have closed', new Error('The database is not connected')],
+    [
+      'a read once the pools have closed (08003)',
+      withCode('08003', 'The database is not connected'),
+    ],
     ['a wrapped driver error', new QueryFailedError('SELECT 1', [], withCode('57014'))],
     ['a cause chain', new Error('outer', { cause: withCode('ECONNREFUSED') })],
     ['an error from another realm', { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' }],

@@ -15,9 +15,9 @@ const UNAVAILABLE_NETWORK_CODES = new Set([
   'EPIPE',
 ]);
 // node-postgres reports pool and socket timeouts with plain Errors and these messages; the last
-// two are a read that arrives while the app closes its pools (DatabasePools, pg-pool).
+// is a read that arrives while the app closes its pools.
 const UNAVAILABLE_MESSAGE =
-  /timeout exceeded when trying to connect|Connection terminated|Query read timeout|Client has encountered a connection error|The database is not connected|Cannot use a pool after calling end/i;
+  /timeout exceeded when trying to connect|Connection terminated|Query read timeout|Client has encountered a connection error|Cannot use a pool after calling end/i;
 
 /** True when an error (or anything it wraps) says the database is down, overloaded or too slow. */
 // Duck-typed rather than `instanceof Error`: socket errors may come from another realm.

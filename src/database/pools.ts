@@ -46,6 +46,8 @@ export class DatabasePools {
         ? replicas[Math.floor(Math.random() * replicas.length)]
         : this.primary;
     if (pool) pool.connect(callback);
-    else callback(new Error('The database is not connected'));
+    // The pools are gone (the app is shutting down): SQLSTATE 08003, connection does not exist,
+    // which every check of a database error reads as the database being unavailable.
+    else callback(Object.assign(new Error('The database is not connected'), { code: '08003' }));
   }
 }
