@@ -23,7 +23,11 @@ import {
 const settings = {
   clients: Number(process.env.BENCH_CLIENTS ?? 1_000_000),
   links: Number(process.env.BENCH_LINKS ?? 10_000),
-  seconds: Number(process.env.BENCH_SECONDS ?? 10),
+  // Each scenario runs in rounds, every server once per round (alternating the order), and each
+  // figure is the median of its rounds: on a shared machine one run of one server can be off by
+  // a fifth, and one slow stretch would otherwise land on whichever server ran then.
+  rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+  seconds: Number(process.env.BENCH_SECONDS ?? 5),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
   memoryLinks: Number(process.env.BENCH_MEMORY_LINKS ?? 1_000_000),
   // e.g. BENCH_SCENARIOS=S1,S6 runs only those (and skips the memory check); for profiling.
@@ -219,16 +223,25 @@ async function main() {
           seconds: warmUpSeconds,
         });
     const rows = [];
+    const keys = [
+      'ours',
+      ...Object.keys(servers).filter((key) => key.startsWith('variant')),
+      'nest',
+      'raw',
+      'oursAgain',
+    ];
     for (const [name, ourPaths, referencePaths = ourPaths] of chosen) {
-      const row = { name };
-      const order = ['ours', ...Object.keys(servers).filter((k) => k.startsWith('variant'))];
-      for (const key of [...order, 'nest', 'raw', 'oursAgain']) {
-        const server = servers[key === 'oursAgain' ? 'ours' : key];
-        const paths = key === 'nest' || key === 'raw' ? referencePaths : ourPaths;
-        await databaseIdle(database.url);
-        log(`${name}: ${key}`);
-        row[key] = await measure(server, database.url, paths, options);
+      const runs = Object.fromEntries(keys.map((key) => [key, []]));
+      for (let round = 0; round < settings.rounds; round++) {
+        for (const key of round % 2 === 0 ? keys : [...keys].reverse()) {
+          const server = servers[key === 'oursAgain' ? 'ours' : key];
+          const paths = key === 'nest' || key === 'raw' ? referencePaths : ourPaths;
+          await databaseIdle(database.url);
+          log(`${name}: ${key}, round ${round + 1}`);
+          runs[key].push(await measure(server, database.url, paths, options));
+        }
       }
+      const row = { name, ...Object.fromEntries(keys.map((key) => [key, medianRun(runs[key])])) };
       rows.push(row);
       log(summarise(row));
     }
@@ -342,6 +355,30 @@ async function profileLayers(env, paths) {
   }
 }
 
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length / 2;
+  return sorted.length % 2 ? sorted[middle - 0.5] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/** One server's runs of a scenario as one: medians, but the worst peak and every failure. */
+function medianRun(runs) {
+  const medianOf = (field) =>
+    runs.some((run) => run[field] === undefined)
+      ? undefined
+      : median(runs.map((run) => run[field]));
+  return {
+    rps: medianOf('rps'),
+    p50: medianOf('p50'),
+    p99: medianOf('p99'),
+    cpuUs: medianOf('cpuUs'),
+    databaseCpuUs: medianOf('databaseCpuUs'),
+    peakRss: Math.max(...runs.map((run) => run.peakRss)),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    requests: runs.reduce((sum, run) => sum + run.requests, 0),
+  };
+}
+
 const fmt = (value, digits = 0) => (value === undefined ? '—' : value.toFixed(digits));
 
 const ratio = (a, b) => (a === undefined || b === undefined ? '—' : `${fmt(a / b, 2)}×`);
@@ -357,7 +394,7 @@ function renderReport({ rows, overhead, linksMemory, loadSeconds, started, extra
     ['nest', 'NestJS floor'],
     ['raw', 'raw'],
   ];
-  // Ours is the mean of its two runs (before and after the references).
+  // Ours is the mean of its two series of runs (one before the references in each round, one after).
   const oursOf = (row, field) => mean(row.ours[field], row.oursAgain[field]);
   const value = (row, key, field) => (key === 'ours' ? oursOf(row, field) : row[key][field]);
   const header = (title) => [
@@ -375,16 +412,18 @@ function renderReport({ rows, overhead, linksMemory, loadSeconds, started, extra
     `# Benchmark — ${new Date().toISOString()}`,
     '',
     `Data: ${settings.clients.toLocaleString('en')} clients over ${settings.links.toLocaleString('en')} links ` +
-      `(loaded in ${loadSeconds.toFixed(1)} s). Each scenario ${settings.seconds} s at ` +
-      `${settings.connections} connections (autocannon) against each server in turn — ours, ` +
+      `(loaded in ${loadSeconds.toFixed(1)} s). Each scenario runs ${settings.rounds} rounds; in each, ` +
+      `${settings.seconds} s at ${settings.connections} connections (autocannon) against each ` +
+      `server in turn — ours, ` +
       `${variants.map((options, index) => `ours with \`${options}\` (V${index + 1}), `).join('')}` +
       `the bare NestJS floor ` +
       `(bench/nest-reference.mjs), the raw node:http reference (bench/reference-server.mjs), ` +
-      `then ours again (A/A) — on the same machine (${cpus().length} cores, ` +
+      `then ours again (A/A) — in reverse order every other round. Every figure is the median ` +
+      `of a server's rounds (peak RSS: the highest). Same machine (${cpus().length} cores, ` +
       `${Math.round(totalmem() / 2 ** 30)} GiB), same database. Servers on Node ${serverNode()}. ` +
       `Our server's start to listening: ${startupMs} ms (including process start).`,
     '',
-    '## Ratios (ours over each reference; A/A: our two runs of the scenario)',
+    '## Ratios (ours over each reference; A/A: our two series of runs of the scenario)',
     '',
     '| scenario | req/s ours/raw | req/s NestJS/raw | server CPU ours/NestJS | DB CPU ours/raw | A/A req/s | A/A CPU/req |',
     '|---|---:|---:|---:|---:|---:|---:|',
