@@ -57,6 +57,10 @@ async function lockClients() {
     waiter: (held: () => string) =>
       waitFor(
         async () => {
+          // The locker's session is inside its transaction, where PostgreSQL keeps the first
+          // read of pg_stat_activity until the transaction ends: without clearing it, a poll
+          // made before the requests reached the database would be all this ever saw.
+          await locker.query('SELECT pg_stat_clear_snapshot()');
           const [{ n }] = (
             await locker.query(
               `SELECT count(*)::int AS n FROM pg_stat_activity
