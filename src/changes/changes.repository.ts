@@ -73,7 +73,8 @@ export class ChangesRepository {
     if (!isStorableText(linkId ?? '')) return [];
     const safePoint = await this.safePoint();
     const { text, params } = changesQuery(feed, after, isoMicros(safePoint), limit, linkId);
-    return this.database.query<FeedRow[]>(text, params, { primary: true });
+    // The same index range scan whatever the position: prepared, its plan kept.
+    return this.database.query<FeedRow[]>(text, params, { primary: true, prepared: true });
   }
 
   private async safePoint(): Promise<string> {

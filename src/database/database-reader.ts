@@ -17,9 +17,10 @@ export interface ReadOptions {
   primary?: boolean;
   /**
    * Prepare the statement once per connection and let PostgreSQL keep its plan: for statements
-   * whose best plan is the same whatever their parameters (a lookup by primary key, a statement
-   * without parameters). Any other statement is sent unnamed and planned for its own parameters
-   * at every execution: a plan kept for any parameters can read a whole table to join one page.
+   * whose best plan is the same whatever their parameters (a lookup by primary key, a page read
+   * straight from an index, a statement without parameters). Any other statement is sent
+   * unnamed and planned for its own parameters at every execution: a plan kept for any
+   * parameters can read a whole table to join one page.
    */
   prepared?: boolean;
 }
@@ -93,7 +94,8 @@ export class DatabaseReader {
   /**
    * A prepared query text becomes a named statement, parsed once per connection; after five
    * executions PostgreSQL keeps its generic plan where that costs no more than planning each
-   * time. Parsing, analysing and planning cost the database more than the get by id they serve.
+   * time. Parsing, analysing and planning cost the database more than the get by id or the
+   * page they serve.
    * The texts come from the query builders, so they are few; past a bound (a builder gone
    * wrong) a query runs unnamed rather than fill every connection with statements.
    * DATABASE_PREPARED_STATEMENTS=false runs every query unnamed, for a pooler that hands each

@@ -79,18 +79,19 @@ describe('SQL is never built from values', () => {
         if (ts.isCallExpression(node) && isQuery && node.arguments.length > 0) {
           const [sql, , options] = node.arguments;
           const fixed = isFixedTextNode(sql);
-          // A third argument may only be read options made of literals ({ primary: true }), or
-          // DatabaseReader's callback for pg's answer.
+          // A third argument may only be read options made of literals ({ primary: true }) or a
+          // builder's own `prepared` flag, or DatabaseReader's callback for pg's answer.
           const plainOptions =
             options === undefined ||
             (ts.isIdentifier(options) && options.text === 'done') ||
             (ts.isObjectLiteralExpression(options) &&
               options.properties.every(
                 (p) =>
-                  ts.isPropertyAssignment(p) &&
-                  [ts.SyntaxKind.TrueKeyword, ts.SyntaxKind.FalseKeyword].includes(
-                    p.initializer.kind,
-                  ),
+                  (ts.isShorthandPropertyAssignment(p) && p.name.text === 'prepared') ||
+                  (ts.isPropertyAssignment(p) &&
+                    [ts.SyntaxKind.TrueKeyword, ts.SyntaxKind.FalseKeyword].includes(
+                      p.initializer.kind,
+                    )),
               ));
           // DatabaseReader's prepared statements inherit their text, a builder's, from `statement`.
           const prepared = sql.getText() === 'Object.create(statement)';

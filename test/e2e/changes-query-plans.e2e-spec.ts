@@ -1,7 +1,12 @@
 import { DataSource } from 'typeorm';
-import { changesQuery, Feed, SAFE_POINT_QUERY } from '../../src/changes/changes.repository';
+import {
+  ChangesRepository,
+  changesQuery,
+  Feed,
+  SAFE_POINT_QUERY,
+} from '../../src/changes/changes.repository';
 import { isoMicros } from '../../src/database/printed-timestamp';
-import { createSuiteDatabase, dropSuiteDatabase } from '../support/database';
+import { createSuiteDatabase, databaseReader, dropSuiteDatabase } from '../support/database';
 
 const ROWS = 60_000;
 const BATCH = 10_000;
@@ -86,6 +91,53 @@ describe('Change feed query plans on a large table', () => {
         // 100 rows: a few index pages and the rows' heap pages, never a walk to the position.
         const scan = nodes.find((node) => node['Relation Name'] === feed) as PlanNode;
         expect(scan['Shared Hit Blocks'] + scan['Shared Read Blocks']).toBeLessThan(150);
+      }
+    },
+  );
+
+  // Queries one at a time reuse the pool's last connection.
+  it('keeps the plans of the safe point and of a feed page', async () => {
+    const reader = databaseReader(dataSource);
+    const changes = new ChangesRepository(reader);
+    for (let n = 0; n < 8; n++) await changes.page('clients', deep.clients, 100);
+    const statements = await reader.query<{ statement: string; generic_plans: string }[]>(
+      'SELECT statement, generic_plans FROM pg_prepared_statements ORDER BY prepare_time',
+      [],
+      { primary: true },
+    );
+    const kept = { generic_plans: expect.stringMatching(/^[1-9]/) };
+    expect(statements).toEqual([
+      { statement: SAFE_POINT_QUERY, ...kept },
+      { statement: changesQuery('clients', START, safePoint, 100).text, ...kept },
+    ]);
+  });
+
+  // A feed page is prepared and its plan kept, made for any position: it must still be the
+  // range scan of a changes index in feed order, stopped after a page.
+  it.each([
+    ['clients', undefined],
+    ['clients', 'link-7'],
+    ['links', undefined],
+  ] as const)(
+    '%s feed (linkId %s): its plan for any position reads the index in order',
+    async (feed, linkId) => {
+      const { text, params } = changesQuery(feed, START, safePoint, 100, linkId);
+      const runner = dataSource.createQueryRunner();
+      try {
+        await runner.query('SET plan_cache_mode = force_generic_plan');
+        await runner.query(`PREPARE page AS ${text}`);
+        // EXECUTE takes its values as literals, coerced to the statement's parameter types.
+        const values = params.map((value) => `'${String(value).replaceAll("'", "''")}'`);
+        const [row] = await runner.query(`EXPLAIN (FORMAT JSON) EXECUTE page(${values.join()})`);
+        const nodes = nodesOf(row['QUERY PLAN'][0].Plan);
+        expect(nodes.map((node) => node['Node Type'])).toEqual(['Limit', 'Index Scan']);
+        expect(nodes[1]['Index Name']).toBe(
+          linkId ? 'clients_link_changes_idx' : `${feed}_changes_idx`,
+        );
+      } finally {
+        await runner.query('DEALLOCATE ALL');
+        await runner.query('RESET plan_cache_mode');
+        await runner.release();
       }
     },
   );

@@ -56,22 +56,29 @@ describe('List Clients query plans on a large table', () => {
     return nodesOf(row['QUERY PLAN'][0].Plan);
   }
 
-  // docs/performance.md: a get by id keeps its plan, the same for any id; a page is planned for
-  // its own parameters at every execution (a plan kept for any parameters reads the whole table
-  // to join a page of keys). Queries one at a time reuse the pool's last connection.
-  it('keeps the plan of a get by id and plans every page for its own parameters', async () => {
+  // docs/performance.md: a get by id and a page read straight from an index keep their plans,
+  // the same for any parameters; any other page is planned for its own parameters at every
+  // execution (a plan kept for any parameters reads the whole table to join a page of keys, and
+  // cannot use the partial index of isDeleted=true). Queries one at a time reuse the pool's
+  // last connection.
+  it('keeps the plans of a get by id and of a page straight from an index, not of others', async () => {
     const reader = databaseReader(dataSource);
     const clients = new ClientsRepository(reader);
     for (let n = 1; n <= 8; n++) {
       await clients.findById(`client-${n}`);
       await clients.page({ linkId: `link-${n}` }, LIMIT, { offset: 0 });
+      await clients.page({ linkId: `link-${n}` }, LIMIT, { offset: LIMIT });
+      await clients.page({ linkId: `link-${n}`, status: 'new' }, LIMIT, { offset: 0 });
+      await clients.page({ isDeleted: true }, LIMIT, { offset: 0 });
     }
     const statements = await reader.query<{ statement: string; generic_plans: string }[]>(
-      'SELECT statement, generic_plans FROM pg_prepared_statements',
+      'SELECT statement, generic_plans FROM pg_prepared_statements ORDER BY prepare_time',
       [],
     );
+    const kept = { generic_plans: expect.stringMatching(/^[1-9]/) };
     expect(statements).toEqual([
-      { statement: getQuery('').text, generic_plans: expect.stringMatching(/^[1-9]/) },
+      { statement: getQuery('').text, ...kept },
+      { statement: pageQuery({ linkId: '' }, LIMIT, { offset: 0 }).text, ...kept },
     ]);
   });
 
@@ -131,6 +138,46 @@ describe('List Clients query plans on a large table', () => {
     async (_filters, _position, filters, start) => {
       const nodes = await planOf(pageQuery(filters, LIMIT, start));
       expect(nodes.map((node) => node['Index Name'])).not.toContain('clients_pkey');
+    },
+  );
+
+  // A kept plan is made for any parameters: each prepared page must still read its index in
+  // list order and stop after a page, whatever the value it is run with.
+  const preparedPages = filterSets.flatMap((filters) =>
+    from
+      .filter(([, start]) => pageQuery(filters, LIMIT, start).prepared)
+      .map(([name, start]) => [JSON.stringify(filters), name, filters, start] as const),
+  );
+  it('prepares exactly the pages read straight from an index, isDeleted=true aside', () => {
+    expect(preparedPages.map(([filters, name]) => `${filters}, ${name}`)).toEqual(
+      [
+        '{}',
+        '{"status":"new"}',
+        '{"status":"connected"}',
+        '{"linkId":"link-1"}',
+        '{"linkId":"link-7"}',
+      ].flatMap((filters) => [`${filters}, page 1`, `${filters}, a cursor deep in the list`]),
+    );
+  });
+  it.each(preparedPages)(
+    'prepared page query %s, %s: its plan for any parameters reads the index in order',
+    async (_filters, _position, filters, start) => {
+      const { text, params } = pageQuery(filters, LIMIT, start);
+      const runner = dataSource.createQueryRunner();
+      try {
+        await runner.query('SET plan_cache_mode = force_generic_plan');
+        await runner.query(`PREPARE page AS ${text}`);
+        // EXECUTE takes its values as literals, coerced to the statement's parameter types.
+        const values = params.map((value) => `'${String(value).replaceAll("'", "''")}'`);
+        const [row] = await runner.query(`EXPLAIN (FORMAT JSON) EXECUTE page(${values.join()})`);
+        const nodes = nodesOf(row['QUERY PLAN'][0].Plan);
+        expect(nodes.map((node) => node['Node Type'])).toEqual(['Limit', 'Index Scan']);
+        expect(nodes[1]['Index Name']).toMatch(/^clients_(link_|status_)?list_idx$/);
+      } finally {
+        await runner.query('DEALLOCATE ALL');
+        await runner.query('RESET plan_cache_mode');
+        await runner.release();
+      }
     },
   );
 
