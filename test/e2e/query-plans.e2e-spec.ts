@@ -15,6 +15,7 @@ interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
+  Filter?: string;
   'Plan Rows': number;
   Plans?: PlanNode[];
 }
@@ -172,9 +173,13 @@ describe('List Clients query plans on a large table', () => {
         const [row] = await runner.query(`EXPLAIN (FORMAT JSON) EXECUTE page(${values.join()})`);
         const nodes = nodesOf(row['QUERY PLAN'][0].Plan);
         expect(nodes.map((node) => node['Node Type'])).toEqual(['Limit', 'Index Scan']);
-        expect(nodes[1]['Index Name']).toMatch(/^clients_(link_|status_)?list_idx$/);
+        // The filter is the index's first key: a scan that checked it row by row instead could
+        // walk far past a page for a rare value.
+        const index = filters.linkId ? 'link_list' : filters.status ? 'status_list' : 'list';
+        expect(nodes[1]['Index Name']).toBe(`clients_${index}_idx`);
+        expect(nodes[1].Filter).toBeUndefined();
       } finally {
-        await runner.query('DEALLOCATE ALL');
+        await runner.query('DEALLOCATE page');
         await runner.query('RESET plan_cache_mode');
         await runner.release();
       }
