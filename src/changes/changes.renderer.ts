@@ -1,10 +1,10 @@
-import { renderClient } from '../clients/client.renderer';
-import { renderLink } from '../links/link.renderer';
+import { apiClient } from '../clients/client.renderer';
+import { apiLink } from '../links/link.renderer';
 import { ChangesPage } from './changes.service';
 
-const RENDER_ROW = { links: renderLink, clients: renderClient };
+const API_ROW = { links: apiLink, clients: apiClient };
 
-/** A feed page's JSON text: the rows as their resource renders them, then the meta. */
+/** A feed page's JSON text: the rows as their resource shows them, then the meta. */
 export function renderChangesPage({ feed, rows, meta }: ChangesPage): string {
-  return `{"data":[${rows.map(RENDER_ROW[feed]).join(',')}],"meta":${JSON.stringify(meta)}}`;
+  return JSON.stringify({ data: rows.map(API_ROW[feed]), meta });
 }
