@@ -73,7 +73,7 @@ export class ChangesRepository {
     if (!isStorableText(linkId ?? '')) return [];
     const safePoint = await this.safePoint();
     const { text, params } = changesQuery(feed, after, isoMicros(safePoint), limit, linkId);
-    // The same index range scan whatever the position: prepared, its plan kept.
+    // The same index range scan whatever the position: prepared (DatabaseReader).
     return this.database.query<FeedRow[]>(text, params, { primary: true, prepared: true });
   }
 

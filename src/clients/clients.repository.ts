@@ -28,7 +28,7 @@ export type PageStart = { offset: number } | { after: ListPosition };
 export interface SqlQuery {
   text: string;
   params: unknown[];
-  /** Run as a prepared statement, its plan kept (DatabaseReader): the best for any parameters. */
+  /** Run as a named prepared statement (DatabaseReader): one plan suits any parameters. */
   prepared?: boolean;
 }
 
@@ -94,9 +94,10 @@ function selectedByIndexKeys({ linkId, isDeleted, status }: ClientFilters): bool
  * read.
  *
  * A page read straight from an index is the same range scan whatever the parameters, so it is
- * prepared and its plan kept: parsing and planning it cost PostgreSQL more than running it.
- * Except on `isDeleted=true`, whose index is partial (`WHERE is_deleted`): a plan made for
- * any value of the parameter cannot use it.
+ * prepared: parsed once per connection (which cost PostgreSQL more than running it), and
+ * planned once where PostgreSQL finds a plan for any parameters no costlier. Except on
+ * `isDeleted=true`, whose index is partial (`WHERE is_deleted`): a plan made for any value of
+ * the parameter cannot use it.
  */
 export function pageQuery(filters: ClientFilters, limit: number, from: PageStart): SqlQuery {
   const params = new Params();
