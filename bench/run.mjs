@@ -379,7 +379,6 @@ function medianRun(runs) {
     databaseCpuUs: medianOf('databaseCpuUs'),
     peakRss: Math.max(...runs.map((run) => run.peakRss)),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
-    requests: runs.reduce((sum, run) => sum + run.requests, 0),
   };
 }
 

@@ -58,8 +58,9 @@ describe('List Clients query plans on a large table', () => {
     return nodesOf(row['QUERY PLAN'][0].Plan);
   }
 
-  // docs/performance.md: a get by id and a page read straight from an index keep their plans,
-  // the same for any parameters; any other page is planned for its own parameters at every
+  // docs/performance.md: a get by id and a page read straight from an index are prepared, and
+  // PostgreSQL keeps one plan for them where it is no costlier (here: a get, a page on one
+  // link); any other page is sent unnamed and planned for its own parameters at every
   // execution (a plan kept for any parameters reads the whole table to join a page of keys, and
   // cannot use the partial index of isDeleted=true). Queries one at a time reuse the pool's
   // last connection.
@@ -143,8 +144,8 @@ describe('List Clients query plans on a large table', () => {
     },
   );
 
-  // A kept plan is made for any parameters: each prepared page must still read its index in
-  // list order and stop after a page, whatever the value it is run with.
+  // A plan PostgreSQL keeps for a prepared page is made for any parameters: it must still read
+  // the page's index in list order and stop after a page, whatever the value it is run with.
   const preparedPages = filterSets.flatMap((filters) =>
     from
       .filter(([, start]) => pageQuery(filters, LIMIT, start).prepared)
