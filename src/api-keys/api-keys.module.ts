@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { KeysEnv } from '../config/keys.env';
+import { DatabaseModule } from '../database/database.module';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyVerifier } from './api-key-verifier';
 import { DatabaseApiKeys } from './database-api-keys';
@@ -9,7 +10,7 @@ import { LastUsedRecorder } from './last-used-recorder';
 
 /** The keys themselves: API_KEYS and the api_keys table, and who a request's key names. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiKey])],
+  imports: [DatabaseModule, TypeOrmModule.forFeature([ApiKey])],
   providers: [
     {
       provide: ApiKeys,

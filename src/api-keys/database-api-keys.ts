@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { KeysEnv } from '../config/keys.env';
+import { DatabaseReader } from '../database/database-reader';
 import { hashApiKey, isManagedKey } from './api-key-format';
 
 export interface ActiveApiKey {
@@ -27,7 +27,7 @@ export class DatabaseApiKeys {
   private readonly ttlMs: number;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: DatabaseReader,
     { KEY_CACHE_TTL_MS }: KeysEnv,
   ) {
     this.ttlMs = KEY_CACHE_TTL_MS;
@@ -56,11 +56,14 @@ export class DatabaseApiKeys {
 
   private async read(): Promise<Map<string, ActiveApiKey>> {
     const startedAt = Date.now();
-    const rows = await this.dataSource.query<
+    // From the primary: a key created a moment ago works at once, whatever a replica's lag.
+    const rows = await this.database.query<
       { id: string; prefix: string; hash: string; expires_at: Date | null }[]
     >(
       `SELECT id, prefix, encode(key_hash, 'hex') AS hash, expires_at FROM api_keys
        WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+      [],
+      { primary: true },
     );
     this.snapshot = new Map(
       rows.map((row) => [

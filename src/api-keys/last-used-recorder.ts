@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DatabaseReader } from '../database/database-reader';
 
 const WRITE_INTERVAL_MS = 60_000;
 const FLUSH_DELAY_MS = 1_000;
@@ -16,7 +16,7 @@ export class LastUsedRecorder implements OnModuleDestroy {
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly database: DatabaseReader) {}
 
   note(keyId: string): void {
     const now = Date.now();
@@ -43,11 +43,12 @@ export class LastUsedRecorder implements OnModuleDestroy {
 
   private async write(batch: [string, Date][]): Promise<void> {
     try {
-      await this.dataSource.query(
+      await this.database.query(
         `UPDATE api_keys AS k SET last_used_at = u.used_at
          FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, used_at)
          WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.used_at)`,
         [batch.map(([id]) => id), batch.map(([, usedAt]) => usedAt)],
+        { primary: true },
       );
     } catch (error) {
       this.logger.warn(`Could not record the last use of ${batch.length} key(s): ${error}`);

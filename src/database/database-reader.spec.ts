@@ -1,7 +1,8 @@
 import { ServiceUnavailableException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DatabaseEnv } from '../config/database.env';
-import { DatabaseReader } from './database-reader';
+import { waitFor } from '../../test/support/wait-for';
+import { ABANDON_AFTER_MS, DatabaseReader } from './database-reader';
 
 interface Sent {
   pool: string;
@@ -29,6 +30,8 @@ function readerAnsweringIn(
     removeListener: () => undefined,
     query: (config: string | { name?: string; text: string }, _: unknown, done: QueryCallback) => {
       if (config === 'unqueryable') throw new Error('Client was closed and is not queryable');
+      // A connection the network dropped without a word: no answer, ever.
+      if (config === 'unanswered') return;
       setTimeout(() => {
         configs.push(config);
         // As pg reads a config: a text alone, or an object's own and inherited properties.
@@ -124,6 +127,22 @@ describe('DatabaseReader', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(sent).toEqual([]);
     expect(released).toEqual(['ok']);
+  });
+
+  it('drops a connection whose query never answers, ABANDON_AFTER_MS after the 503', async () => {
+    const { reader, released } = readerAnsweringIn(1, 'slave', 0, 50);
+    const started = Date.now();
+    await expect(reader.query('unanswered', [])).rejects.toBeInstanceOf(
+      ServiceUnavailableException,
+    );
+    await new Promise((resolve) => setTimeout(resolve, ABANDON_AFTER_MS / 2));
+    expect(released).toEqual([]);
+    await waitFor(() => released.length > 0, {
+      what: 'the connection to be handed back',
+      timeoutMs: ABANDON_AFTER_MS * 5,
+    });
+    expect(released).toEqual([new Error('The database did not answer on this connection')]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(50 + ABANDON_AFTER_MS - 5);
   });
 
   it('answers 503 once DATABASE_TIMEOUT_MS has passed, and still releases the connection later', async () => {

@@ -6,6 +6,15 @@ import { DatabasePools } from './pools';
 import { DATABASE_UNAVAILABLE, isConnectionFailure } from './database-unavailable';
 
 const MAX_PREPARED_STATEMENTS = 200;
+/**
+ * How long after its deadline a query that has not answered is given up with its connection.
+ * statement_timeout cancels it in the database at the deadline, and the cancellation's error
+ * comes back at once on a live connection. (pg's own per-query read timeout, query_timeout,
+ * would do the same, but its timer per query keeps each query's rows from dying young, which
+ * under a small heap cost a third of the throughput of list pages: docs/performance.md.)
+ */
+export const ABANDON_AFTER_MS = 1000;
+const CONNECTION_UNANSWERED = 'The database did not answer on this connection';
 
 type StatementConfig = Readonly<Required<Pick<QueryConfig, 'name' | 'text'>>>;
 
@@ -47,7 +56,9 @@ export class DatabaseReader {
    * docs/operations.md, Configuration: the wait for a pooled connection and the query together never exceed
    * DATABASE_TIMEOUT_MS, whatever the pool's queue; past it the caller gets a 503. A query
    * given up on before it got a connection is not run; one already running still releases its
-   * connection, and statement_timeout cuts it in the database.
+   * connection, and statement_timeout cuts it in the database. A connection whose query still
+   * has not answered ABANDON_AFTER_MS later is one the database no longer answers on (a network
+   * that dropped it silently): it is handed back to be dropped, so it never holds a pool slot.
    */
   query<T>(text: string, params: unknown[], options: ReadOptions = {}): Promise<T> {
     const statement = options.prepared ? this.statement(text) : undefined;
@@ -55,9 +66,11 @@ export class DatabaseReader {
     // awaits from the pool to the rows: this runs for every request, and each hop costs.
     return new Promise<T>((resolve, reject) => {
       let expired = false;
+      let abandon: (() => void) | undefined;
       const timer = setTimeout(() => {
         expired = true;
         reject(unavailable());
+        if (abandon) setTimeout(abandon, ABANDON_AFTER_MS).unref();
       }, this.deadlineMs);
       this.pools.connect(options.primary ? 'primary' : 'read', (error, connection, release) => {
         if (error || !connection || !release) {
@@ -66,11 +79,14 @@ export class DatabaseReader {
         }
         // Its caller already has the 503: the connection goes to a live request instead.
         if (expired) return release();
+        let settled = false;
         // A connection that breaks while checked out emits 'error' (fatal when unheard); its
         // query fails too, and that failure is what this read reports.
         connection.on('error', ignore);
         // pg answers (null, result) or (error).
         const done = (failure: Error | null, result?: QueryResult) => {
+          if (settled) return;
+          settled = true;
           connection.removeListener('error', ignore);
           // Given an error, the pool drops the connection: only when the connection itself may
           // be broken, not for a statement the server refused or cancelled.
@@ -79,6 +95,7 @@ export class DatabaseReader {
           if (failure) reject(failure);
           else resolve(result?.rows as T);
         };
+        abandon = () => done(new Error(CONNECTION_UNANSWERED));
         // This runs inside pg's pool callback, where a throw would be uncaught: a client that
         // cannot take the query fails this read like one that broke.
         try {

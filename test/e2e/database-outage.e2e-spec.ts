@@ -3,7 +3,8 @@ import { runInNewContext } from 'node:vm';
 import { Client as PgClient } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { DatabaseReader } from '../../src/database/database-reader';
+import { ABANDON_AFTER_MS, DatabaseReader } from '../../src/database/database-reader';
+import { DatabasePools } from '../../src/database/pools';
 import { isDatabaseUnavailable } from '../../src/database/database-unavailable';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { expectProblem } from '../support/problem';
@@ -101,6 +102,30 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
       await locker.end();
     }
     await get('/api/data/clients').expect(200);
+  });
+
+  // A network that drops a connection silently (no reset) leaves its query unanswered for
+  // good: statement_timeout cannot reach the client, and a connection held for it would never
+  // return to the pool.
+  it('gives up a connection the database stopped answering on, a second after the 503', async () => {
+    const pool = new DatabasePools(t.app.get(DataSource)).primary!;
+    const checkedOut = () => pool.totalCount - pool.idleCount;
+    await get('/api/data/links').expect(200);
+    proxy.silent = true;
+    try {
+      const { res, elapsed } = await timed('/api/data/clients/c-2');
+      expect503(res);
+      expect(elapsed).toBeLessThan(HANG_BOUND_MS);
+      expect(checkedOut()).toBeGreaterThan(0);
+      await waitFor(() => checkedOut() === 0, {
+        what: 'the unanswered connection to leave the pool',
+        intervalMs: 50,
+        timeoutMs: ABANDON_AFTER_MS + HANG_BOUND_MS,
+      });
+    } finally {
+      proxy.silent = false;
+    }
+    await get('/api/data/links').expect(200);
   });
 
   it('answers 503 while the database is unreachable, stays up, and recovers by itself', async () => {

@@ -1,13 +1,17 @@
 import { createServer, Server, Socket, connect } from 'node:net';
+import { Transform } from 'node:stream';
 
 /**
  * A loopback TCP proxy in front of PostgreSQL, so a test can cut the database off (`down`,
- * closed port and dropped connections) and bring it back on the same port (`up`).
+ * closed port and dropped connections) and bring it back on the same port (`up`), or drop
+ * whatever either side sends while connections stay open (`silent`), as a network that loses
+ * its packets does.
  */
 export class TcpProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
   port = 0;
+  silent = false;
 
   constructor(
     private readonly targetHost: string,
@@ -22,13 +26,19 @@ export class TcpProxy {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => undefined);
       }
-      client.pipe(upstream).pipe(client);
+      client.pipe(this.gate()).pipe(upstream).pipe(this.gate()).pipe(client);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
     await new Promise<void>((resolve) => this.server?.listen(this.port, '127.0.0.1', resolve));
     const address = this.server.address();
     if (address && typeof address === 'object') this.port = address.port;
+  }
+
+  private gate(): Transform {
+    return new Transform({
+      transform: (chunk, _encoding, callback) => callback(null, this.silent ? undefined : chunk),
+    });
   }
 
   async down(): Promise<void> {
