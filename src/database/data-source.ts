@@ -48,12 +48,13 @@ export function dataSourceOptions({
     // gen_random_uuid() is built in; the API's role may not create extensions, nor need to.
     installExtensions: false,
     // DATABASE_TIMEOUT_MS (docs/operations.md, Configuration) bounds both the wait for a pooled connection and the
-    // statement; the server-side statement_timeout cancels the query, not only our wait.
+    // statement; the server-side statement_timeout cancels the query, not only our wait. No
+    // query_timeout: the API's queries go through DatabaseReader, which gives up a connection
+    // that stops answering without a timer per query.
     connectTimeoutMS: timeoutMs,
     extra: {
       connectionTimeoutMillis: timeoutMs,
       statement_timeout: timeoutMs,
-      query_timeout: timeoutMs + 1000,
       application_name: 'links-clients-api',
     },
   };
