@@ -22,7 +22,10 @@ const unavailable = () => new ServiceUnavailableException(DATABASE_UNAVAILABLE);
 const ignore = () => undefined;
 
 export interface ReadOptions {
-  /** Read from the primary even when replicas are configured (what a replica lags on matters). */
+  /**
+   * Run on the primary even when replicas are configured: what a replica lags on matters, or
+   * the statement writes (a key's last use, the one write the API makes at run time).
+   */
   primary?: boolean;
   /**
    * Prepare the statement once per connection and let PostgreSQL keep its plan: for statements
@@ -35,9 +38,10 @@ export interface ReadOptions {
 }
 
 /**
- * How the API reads: read-only queries where reads belong — a read replica when
- * DATABASE_REPLICA_URLS configures some (TypeORM sends raw queries to the primary unless
- * asked), else the primary — each within DATABASE_TIMEOUT_MS.
+ * How the API queries its database at run time, each query within DATABASE_TIMEOUT_MS: reads
+ * where reads belong — a read replica when DATABASE_REPLICA_URLS configures some (TypeORM sends
+ * raw queries to the primary unless asked), else the primary — and, with `primary`, what must
+ * run on the primary.
  */
 @Injectable()
 export class DatabaseReader {
