@@ -19,6 +19,16 @@ describe('parseQuery', () => {
   it('reads no query (Express gives null or undefined when the URL has no ?) as no parameters', () => {
     expect(Object.keys(parseQuery(null))).toEqual([]);
     expect(Object.keys(parseQuery(undefined))).toEqual([]);
+    expect(Object.keys(parseQuery(''))).toEqual([]);
+  });
+
+  // Most gets by id carry no query; a URLSearchParams costs them more than the rest of this.
+  it('parses nothing when there is no query', () => {
+    const parser = jest.spyOn(globalThis, 'URLSearchParams');
+    parseQuery(null);
+    parseQuery('');
+    expect(parser).not.toHaveBeenCalled();
+    parser.mockRestore();
   });
 
   it('never throws on malformed escapes', () => {

@@ -7,9 +7,10 @@ export function parseQuery(
   queryString: string | null | undefined,
 ): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = Object.create(null);
-  // Express passes null when the URL has no `?`; newer Node (24.21) reads
-  // `new URLSearchParams(null)` as the text "null", a parameter named "null".
-  for (const [name, value] of new URLSearchParams(queryString ?? '')) {
+  // Express passes null when the URL has no `?` (most gets by id): nothing to parse. (Node 24.21
+  // would read `new URLSearchParams(null)` as the text "null", a parameter named "null".)
+  if (!queryString) return query;
+  for (const [name, value] of new URLSearchParams(queryString)) {
     const earlier = query[name];
     query[name] = earlier === undefined ? value : [earlier, value].flat();
   }
