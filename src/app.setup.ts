@@ -5,7 +5,7 @@ import { Express, NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { parseQuery } from './http/parse-query';
 import { assignRequestId } from './http/request-id.middleware';
-import { logRequest } from './logging/access-log';
+import { logRequest, routeOf } from './logging/access-log';
 import { closeAfterOversizedBody } from './http/request-size.middleware';
 import { routeUndecodableSegments } from './http/undecodable-path.middleware';
 import { HttpEnv } from './config/http.env';
@@ -35,10 +35,17 @@ export function configureApp(app: NestExpressApplication): void {
   // What every request goes through before routing, none of which answers it, as one
   // middleware: each Express middleware is a step of the router, with its path match.
   app.use((req: Request, res: Response, next: NextFunction) => {
+    const startedAt = performance.now();
     assignRequestId(req, res);
-    logRequest(req, res);
-    metrics.track(req, res);
-    shutdown.track(res);
+    shutdown.requestStarted(res);
+    // What follows a response, answered or not, in one listener read by one clock.
+    res.on('close', () => {
+      shutdown.requestEnded();
+      const route = routeOf(req);
+      const durationMs = performance.now() - startedAt;
+      if (res.writableFinished) metrics.observe(req.method, route, res.statusCode, durationMs);
+      logRequest(req, res, route, durationMs);
+    });
     closeAfterOversizedBody(req, res);
     routeUndecodableSegments(req);
     responseHeaders(req, res, () => compressionMiddleware(req, res, next));

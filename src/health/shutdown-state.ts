@@ -8,13 +8,14 @@ export class ShutdownState {
   /** Requests received and not yet answered, so the shutdown can wait for them. */
   inFlight = 0;
 
-  /**
-   * Counts a request in flight until it closes. While draining, its response tells a keep-alive
-   * client to reconnect (to another replica).
-   */
-  track(res: ServerResponse): void {
+  /** While draining, a response tells its keep-alive client to reconnect (to another replica). */
+  requestStarted(res: ServerResponse): void {
     if (this.isShuttingDown) res.setHeader('Connection', 'close');
     this.inFlight++;
-    res.on('close', () => this.inFlight--);
+  }
+
+  /** Called when the response closes, answered or not. */
+  requestEnded(): void {
+    this.inFlight--;
   }
 }

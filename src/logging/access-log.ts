@@ -19,9 +19,10 @@ export function routeOf(req: IncomingMessage): string {
 }
 
 /**
- * One line per request, written when its response closes, through the application's root
- * logger (so the secret mask and the log level apply): requestId, method, route, path, status,
- * duration and the caller's key by its id (`env-1`, or the api_keys row id), never the key.
+ * One line per request, written when its response closes (configureApp), through the
+ * application's root logger (so the secret mask and the log level apply): requestId, method,
+ * route, path, status, duration and the caller's key by its id (`env-1`, or the api_keys row
+ * id), never the key.
  * The query string is left out: a caller may have put an API key there (docs/api.md,
  * Authentication).
  *
@@ -30,22 +31,19 @@ export function routeOf(req: IncomingMessage): string {
  * against a wildcard: the largest of the API's own costs per request (docs/performance.md).
  * Lines an error handler writes carry the requestId too (ProblemDetailsFilter).
  */
-export function logRequest(req: Request, res: Response): void {
+export function logRequest(req: Request, res: Response, route: string, durationMs: number): void {
   if (UNLOGGED_PATHS.test(req.url)) return;
-  const startedAt = Date.now();
-  res.on('close', () => {
-    const line = {
-      requestId: requestIdOf(res),
-      method: req.method,
-      route: routeOf(req),
-      path: req.originalUrl.split('?')[0],
-      status: res.statusCode,
-      durationMs: Date.now() - startedAt,
-      key: (res.locals.apiKeyId as string | undefined) ?? null,
-    };
-    if (res.statusCode >= 500) PinoLogger.root.error(line, 'request failed');
-    // The client went away before the whole response was sent: `status` is what it would have been.
-    else if (!res.writableFinished) PinoLogger.root.warn(line, 'request aborted');
-    else PinoLogger.root.info(line, 'request completed');
-  });
+  const line = {
+    requestId: requestIdOf(res),
+    method: req.method,
+    route,
+    path: req.originalUrl.split('?')[0],
+    status: res.statusCode,
+    durationMs: Math.round(durationMs),
+    key: (res.locals.apiKeyId as string | undefined) ?? null,
+  };
+  if (res.statusCode >= 500) PinoLogger.root.error(line, 'request failed');
+  // The client went away before the whole response was sent: `status` is what it would have been.
+  else if (!res.writableFinished) PinoLogger.root.warn(line, 'request aborted');
+  else PinoLogger.root.info(line, 'request completed');
 }

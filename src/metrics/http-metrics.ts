@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Request, Response } from 'express';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { routeOf } from '../logging/access-log';
 
 const LABELS = ['method', 'route', 'status'] as const;
 type Label = (typeof LABELS)[number];
@@ -40,12 +38,8 @@ export class HttpMetrics {
     });
   }
 
-  /** Counts a request when its response ends, by labels read then, once routing has happened. */
-  track(req: Request, res: Response): void {
-    const startedAt = performance.now();
-    res.on('finish', () => {
-      const labels = { method: req.method, route: routeOf(req), status: String(res.statusCode) };
-      this.duration.observe(labels, (performance.now() - startedAt) / 1000);
-    });
+  /** Counts a request answered in full, by its route template (routeOf), once it has been sent. */
+  observe(method: string, route: string, status: number, durationMs: number): void {
+    this.duration.observe({ method, route, status: String(status) }, durationMs / 1000);
   }
 }

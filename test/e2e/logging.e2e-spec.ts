@@ -1,3 +1,4 @@
+import { ServerResponse } from 'node:http';
 import { PinoLogger } from 'nestjs-pino';
 import request from 'supertest';
 import { ClientsService } from '../../src/clients/clients.service';
@@ -113,6 +114,23 @@ describe('Request logs', () => {
       expect(child).not.toHaveBeenCalled();
     } finally {
       child.mockRestore();
+    }
+  });
+
+  // The in-flight count, the metrics and this line all follow a response's close: one listener.
+  it('follows each response with one listener of its own', async () => {
+    const on = jest.spyOn(ServerResponse.prototype, 'on');
+    try {
+      await request(server()).get('/api/data/links').set(AUTH).set('X-Request-Id', 'l1');
+      await requestLine('l1');
+      const events = on.mock.calls.map(([event]) => event);
+      // Node's own 'finish', then the app's 'close'.
+      expect(events.filter((event) => event === 'close' || event === 'finish')).toEqual([
+        'finish',
+        'close',
+      ]);
+    } finally {
+      on.mockRestore();
     }
   });
 
