@@ -70,11 +70,12 @@ export class DatabaseReader {
     // awaits from the pool to the rows: this runs for every request, and each hop costs.
     return new Promise<T>((resolve, reject) => {
       let expired = false;
-      let abandon: (() => void) | undefined;
+      // pg answers (null, result) or (error); set once the query is sent.
+      let done: ((failure: Error | null, result?: QueryResult) => void) | undefined;
       const timer = setTimeout(() => {
         expired = true;
         reject(unavailable());
-        if (abandon) setTimeout(abandon, ABANDON_AFTER_MS).unref();
+        if (done) setTimeout(done, ABANDON_AFTER_MS, new Error(CONNECTION_UNANSWERED)).unref();
       }, this.deadlineMs);
       this.pools.connect(options.primary ? 'primary' : 'read', (error, connection, release) => {
         if (error || !connection || !release) {
@@ -87,8 +88,7 @@ export class DatabaseReader {
         // A connection that breaks while checked out emits 'error' (fatal when unheard); its
         // query fails too, and that failure is what this read reports.
         connection.on('error', ignore);
-        // pg answers (null, result) or (error).
-        const done = (failure: Error | null, result?: QueryResult) => {
+        done = (failure, result) => {
           if (settled) return;
           settled = true;
           connection.removeListener('error', ignore);
@@ -99,7 +99,6 @@ export class DatabaseReader {
           if (failure) reject(failure);
           else resolve(result?.rows as T);
         };
-        abandon = () => done(new Error(CONNECTION_UNANSWERED));
         // This runs inside pg's pool callback, where a throw would be uncaught: a client that
         // cannot take the query fails this read like one that broke.
         try {
