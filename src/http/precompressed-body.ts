@@ -38,6 +38,17 @@ export class PrecompressedBody {
 
   constructor(readonly identity: Buffer) {}
 
+  get length(): number {
+    return this.identity.length;
+  }
+
+  /** Sends the body as kept, or compressed as the request accepts; a 304 carries neither. */
+  async send(req: Request, res: Response): Promise<void> {
+    const sent = req.fresh ? { body: this.identity } : await this.for(req, res);
+    if (sent.encoding) res.setHeader('Content-Encoding', sent.encoding);
+    res.send(sent.body);
+  }
+
   /** The encoding `compression` would choose for this response, if any, and the body in it. */
   async for(req: Request, res: Response): Promise<{ encoding?: Encoding; body: Buffer }> {
     const encoding = this.encodingFor(req, res);

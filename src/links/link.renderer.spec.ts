@@ -1,6 +1,9 @@
 import { LinkRow } from './links.repository';
 import { renderLink, renderLinksList } from './link.renderer';
 
+const textOf = async (body: Promise<{ chunks: readonly Buffer[] }>) =>
+  Buffer.concat((await body).chunks).toString();
+
 describe('renderLink', () => {
   it('renders the contract fields in order, the id escaped as JSON', () => {
     const id = 'a"b\\c\u0001 é 🙂';
@@ -29,11 +32,14 @@ describe('renderLinksList', () => {
   }
 
   it('joins the batches into one body with the total, an empty last batch included', async () => {
-    const body = await renderLinksList(batchesOf([link('a'), link('b')], [link('c')], []));
+    const body = await textOf(renderLinksList(batchesOf([link('a'), link('b')], [link('c')], [])));
     const list = JSON.parse(body);
     expect(list.data.map((l: LinkRow) => l.id)).toEqual(['a', 'b', 'c']);
     expect(list.meta).toEqual({ total: 3 });
-    expect(await renderLinksList(batchesOf([]))).toBe('{"data":[],"meta":{"total":0}}');
+    expect(await textOf(renderLinksList(batchesOf([])))).toBe('{"data":[],"meta":{"total":0}}');
+    expect(await textOf(renderLinksList(batchesOf([], [link('a')], [])))).toBe(
+      JSON.stringify({ data: [JSON.parse(renderLink(link('a')))], meta: { total: 1 } }),
+    );
   });
 
   it('renders each batch before the next is read, so no batch outlives its turn', async () => {

@@ -1,4 +1,5 @@
 import { isoMillis } from '../database/printed-timestamp';
+import { ChunkedBody } from '../http/chunked-body';
 import { LinkRow } from './links.repository';
 
 // JSON.stringify of plain objects, which V8 writes straight into one string; the timestamps are
@@ -15,17 +16,21 @@ export function renderLink(link: LinkRow): string {
 }
 
 /**
- * The List Links body, each batch rendered as it arrives: only its text outlives the batch, so
- * a batch's rows die young instead of being held until the last batch is read. The whole body
- * is made before anything is sent: its ETag covers the exact body, and a database failure on
- * any batch is a clean 503 rather than a response cut short.
+ * The List Links body, each batch rendered to bytes as it arrives: only its bytes outlive the
+ * batch, so a batch's rows and text die young instead of being held until the last batch is
+ * read, and the body itself stays outside V8's heap (ChunkedBody). The whole body is made
+ * before anything is sent: its ETag covers the exact body, and a database failure on any
+ * batch is a clean 503 rather than a response cut short.
  */
-export async function renderLinksList(batches: AsyncIterable<LinkRow[]>): Promise<string> {
-  const parts: string[] = [];
+export async function renderLinksList(batches: AsyncIterable<LinkRow[]>): Promise<ChunkedBody> {
+  const body = new ChunkedBody();
   let total = 0;
+  body.append('{"data":[');
   for await (const batch of batches) {
-    if (batch.length > 0) parts.push(batch.map(renderLink).join(','));
+    if (batch.length === 0) continue;
+    body.append((total > 0 ? ',' : '') + batch.map(renderLink).join(','));
     total += batch.length;
   }
-  return `{"data":[${parts.join(',')}],"meta":{"total":${total}}}`;
+  body.append(`],"meta":{"total":${total}}}`);
+  return body;
 }

@@ -1,5 +1,4 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import etag from 'etag';
 import { isoMicros } from '../database/printed-timestamp';
 import { LINK_NOT_FOUND } from '../http/error-texts';
 import { PrecompressedBody } from '../http/precompressed-body';
@@ -64,10 +63,15 @@ export class LinksService {
         yield batch;
       }
     }
-    const body = Buffer.from(await renderLinksList(hashed(this.batches())));
+    const body = await renderLinksList(hashed(this.batches()));
     return {
-      body: new PrecompressedBody(body),
-      etag: etag(body, { weak: true }),
+      // A body short enough to keep is kept whole, with each compressed form once made; a
+      // longer one is sent in the pieces it was rendered in.
+      body:
+        body.length <= KEPT_LIST_MAX_BYTES
+          ? new PrecompressedBody(Buffer.concat(body.chunks, body.length))
+          : body,
+      etag: body.weakEtag(),
       content: listContent(count, xor),
     };
   }

@@ -1,8 +1,14 @@
-import { PrecompressedBody } from '../http/precompressed-body';
+import { Request, Response } from 'express';
+
+/** A list's body: its length in bytes, and how it is sent after the headers already set. */
+export interface ListBody {
+  readonly length: number;
+  send(req: Request, res: Response): void | Promise<void>;
+}
 
 /** A rendered list: its body, the body's ETag, and the content of the rows it was made from. */
 export interface RenderedList {
-  body: PrecompressedBody;
+  body: ListBody;
   etag: string;
   content: string;
 }
@@ -51,7 +57,7 @@ export class RenderedListCache {
         (rendered) => {
           // A render that finishes after a later one started is not kept over it.
           if (this.rendering !== rendering) return;
-          this.keeping = rendered.body.identity.length <= this.maxBytes;
+          this.keeping = rendered.body.length <= this.maxBytes;
           this.kept = this.keeping ? rendered : undefined;
         },
         () => undefined,
