@@ -103,31 +103,23 @@ describe('RenderedListCache', () => {
     expect(calls.renders).toBe(3);
   });
 
-  it('does not let a render that finished after a later one started undo it', async () => {
-    // Too long to keep, so every call renders its own: two renders can overlap.
+  it('renders one list at a time: a call that read another content waits for the render in flight', async () => {
     const { cache, table, calls, holdRenders, finishRender } = setUp(10);
     table.body = 'a body too long to keep';
+    await cache.get();
     holdRenders();
-    const first = cache.get();
-    await tick();
-    finishRender();
-    await first;
-
     const older = cache.get();
-    Object.assign(table, { content: 'c2', body: 'short' });
-    const newer = cache.get();
-    finishRender(1);
-    await newer;
-    finishRender();
-    await older;
-
-    // The later render, short enough to keep, is what the next call finds (a render it
-    // started instead would be let finish here, and counted).
-    const next = cache.get();
     await tick();
+    Object.assign(table, { content: 'c2' });
+    const newer = cache.get();
+    await tick();
+    expect(calls.renders).toBe(2);
     finishRender();
-    expect((await next).content).toBe('c2');
+    expect((await older).content).toBe('c1');
+    await tick();
     expect(calls.renders).toBe(3);
+    finishRender();
+    expect((await newer).content).toBe('c2');
   });
 
   it('keeps nothing of a failed render: the next call renders again', async () => {
@@ -138,17 +130,25 @@ describe('RenderedListCache', () => {
     expect(calls.renders).toBe(2);
   });
 
-  it('does not keep a body longer than its bound, nor read the content while the last was', async () => {
-    const { cache, table, calls } = setUp(6);
+  it('does not keep a body longer than its bound, but shares its render among the calls that read its content', async () => {
+    const { cache, table, calls, holdRenders, finishRender } = setUp(6);
     table.body = 'a body too long';
     await cache.get();
-    await cache.get();
-    expect(calls).toEqual({ contentReads: 1, renders: 2 });
+    holdRenders();
+    const together = [cache.get(), cache.get(), cache.get()];
+    await tick();
+    finishRender();
+    const lists = await Promise.all(together);
+    expect(lists.every((list) => list === lists[0])).toBe(true);
+    expect(calls).toEqual({ contentReads: 4, renders: 2 });
 
     // Short again: kept again.
     table.body = 'short';
-    await cache.get();
+    const next = cache.get();
+    await tick();
+    finishRender();
+    await next;
     expect(textOf(await cache.get())).toBe('short');
-    expect(calls).toEqual({ contentReads: 2, renders: 3 });
+    expect(calls).toEqual({ contentReads: 6, renders: 3 });
   });
 });

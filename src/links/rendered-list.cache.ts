@@ -18,13 +18,13 @@ export interface RenderedList {
  * rendered from (docs/performance.md, List Links). Every call reads the content afresh, after
  * the request arrived, so a body is never older than its request: a change already committed
  * always shows. A call finding another render in flight takes its result when that render's
- * rows are the content it read, rather than rendering the same body twice. A body of more than
- * `maxBytes` is not kept, and while the last one was too long no content is read.
+ * rows are the content it read, rather than rendering the same body twice: a body too long to
+ * keep (more than `maxBytes`) is still shared by the calls that read its content while it was
+ * rendered, which holds one body in memory for them rather than one each.
  */
 export class RenderedListCache {
   private kept?: RenderedList;
   private rendering?: Promise<RenderedList>;
-  private keeping = true;
 
   constructor(
     private readonly readContent: () => Promise<string>,
@@ -33,7 +33,6 @@ export class RenderedListCache {
   ) {}
 
   async get(): Promise<RenderedList> {
-    if (!this.keeping) return this.renderAndKeep();
     const content = await this.readContent();
     let waitedFor: Promise<RenderedList> | undefined;
     for (;;) {
@@ -49,17 +48,16 @@ export class RenderedListCache {
     }
   }
 
+  /**
+   * Called by get's loop only once the render in flight, if any, has settled: renders never
+   * overlap, so one list at a time is being read into memory.
+   */
   private renderAndKeep(): Promise<RenderedList> {
     const rendering = this.render();
     this.rendering = rendering;
     rendering
       .then(
-        (rendered) => {
-          // A render that finishes after a later one started is not kept over it.
-          if (this.rendering !== rendering) return;
-          this.keeping = rendered.body.length <= this.maxBytes;
-          this.kept = this.keeping ? rendered : undefined;
-        },
+        (rendered) => (this.kept = rendered.body.length <= this.maxBytes ? rendered : undefined),
         () => undefined,
       )
       .finally(() => {
