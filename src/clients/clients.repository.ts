@@ -38,6 +38,9 @@ export const CLIENT_COLUMNS = `c.${column('id')} AS "id", c.${column('linkId')} 
   c.${column('isDeleted')} AS "isDeleted", c.${column('status')} AS "status",
   ${printedTimestamp(`c.${column('createdAt')}`)} AS "createdAt",
   ${printedTimestamp(`c.${column('updatedAt')}`)} AS "updatedAt"`;
+const STORED_COLUMNS = (
+  ['id', 'linkId', 'isDeleted', 'status', 'createdAt', 'updatedAt'] as const
+).map(column);
 
 /** Collects bind parameters: every value reaches PostgreSQL as a parameter, never as SQL. */
 class Params {
@@ -77,27 +80,24 @@ export function countQuery(filters: ClientFilters): SqlQuery {
 
 /**
  * Whether an ordering index's keys alone select the filtered rows: no filter, or one on
- * `linkId`, `status` or `isDeleted=true` (docs/performance.md). Any other filter is applied to
- * the columns an index carries beside its keys.
+ * `linkId` or `status`. (`isDeleted=true` has an index of its own, but a partial one: a plan
+ * made for any value of the parameter cannot use it.)
  */
 function selectedByIndexKeys({ linkId, isDeleted, status }: ClientFilters): boolean {
-  const filters = [linkId, isDeleted, status].filter((value) => value !== undefined);
-  return filters.length === 0 || (filters.length === 1 && isDeleted !== false);
+  return isDeleted === undefined && (linkId === undefined || status === undefined);
 }
 
 /**
  * One page: `limit` rows after `offset` rows, or after a cursor position, plus one more row to
- * tell whether another page follows. A page that starts the walk (page 1, or a cursor's) and
- * whose rows an index's keys select reads them straight from that index. Otherwise the page's
- * keys come from an ordering index alone (an index-only scan that skips the offset and filters
- * on the columns the index carries, however deep the page); only the page's own rows are then
- * read.
+ * tell whether another page follows. Every page is one index-only scan of a list index, which
+ * is ordered like the list and carries every printed column (docs/performance.md): it skips
+ * the offset and applies the filters its keys do not select on the columns it carries, however
+ * deep the page.
  *
- * A page read straight from an index is the same range scan whatever the parameters, so it is
- * prepared: parsed once per connection (which cost PostgreSQL more than running it), and
- * planned once where PostgreSQL finds a plan for any parameters no costlier. Except on
- * `isDeleted=true`, whose index is partial (`WHERE is_deleted`): a plan made for any value of
- * the parameter cannot use it.
+ * A page that starts the walk (page 1, or a cursor's) and whose rows an index's keys select is
+ * the same range scan whatever the parameters, so it is prepared: parsed once per connection
+ * (which cost PostgreSQL more than running it), and planned once where PostgreSQL finds a plan
+ * for any parameters no costlier. Any other page is planned for its own parameters.
  */
 export function pageQuery(filters: ClientFilters, limit: number, from: PageStart): SqlQuery {
   const params = new Params();
@@ -110,21 +110,15 @@ export function pageQuery(filters: ClientFilters, limit: number, from: PageStart
   const skipsRows = 'offset' in from && from.offset > 0;
   const offset = skipsRows ? `OFFSET ${params.bind(from.offset, 'bigint')}` : '';
   const size = params.bind(limit, 'int');
-  const straight = !skipsRows && selectedByIndexKeys(filters);
-  const text = straight
-    ? `
-    SELECT ${CLIENT_COLUMNS}
-    FROM ${CLIENTS} AS c ${where(conditions)}
-    ORDER BY ${LIST_ORDER} LIMIT ${size} + 1`
-    : `
+  // Printed above the LIMIT: a scan prints every row it returns, the skipped ones included.
+  const text = `
     SELECT ${CLIENT_COLUMNS}
     FROM (
-      SELECT id, created_at FROM ${CLIENTS} ${where(conditions)}
+      SELECT ${STORED_COLUMNS.join(', ')} FROM ${CLIENTS} ${where(conditions)}
       ORDER BY ${LIST_ORDER} ${offset} LIMIT ${size} + 1
-    ) AS k
-    JOIN ${CLIENTS} AS c ON c.${column('id')} = k.id
-    ORDER BY k.created_at, k.id COLLATE "C"`;
-  return { text, params: params.values, prepared: straight && filters.isDeleted === undefined };
+    ) AS c
+    ORDER BY ${LIST_ORDER}`;
+  return { text, params: params.values, prepared: !skipsRows && selectedByIndexKeys(filters) };
 }
 
 /**

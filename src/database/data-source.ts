@@ -3,6 +3,7 @@ import { CreateLinksAndClients1767225600000 } from './migrations/1767225600000-C
 import { CreateApiKeys1767312000000 } from './migrations/1767312000000-CreateApiKeys';
 import { CoverListQueries1767398400000 } from './migrations/1767398400000-CoverListQueries';
 import { StampChangesForFeeds1767484800000 } from './migrations/1767484800000-StampChangesForFeeds';
+import { CoverListPages1767571200000 } from './migrations/1767571200000-CoverListPages';
 import { withLibpqSslMode } from './ssl-mode';
 
 export interface DatabaseSettings {
@@ -40,6 +41,7 @@ export function dataSourceOptions({
       CreateApiKeys1767312000000,
       CoverListQueries1767398400000,
       StampChangesForFeeds1767484800000,
+      CoverListPages1767571200000,
     ],
     // Each migration in its own transaction, or none where it builds indexes concurrently.
     migrationsTransactionMode: 'each',
