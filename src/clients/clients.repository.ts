@@ -38,9 +38,9 @@ export const CLIENT_COLUMNS = `c.${column('id')} AS "id", c.${column('linkId')} 
   c.${column('isDeleted')} AS "isDeleted", c.${column('status')} AS "status",
   ${printedTimestamp(`c.${column('createdAt')}`)} AS "createdAt",
   ${printedTimestamp(`c.${column('updatedAt')}`)} AS "updatedAt"`;
-const STORED_COLUMNS = (
-  ['id', 'linkId', 'isDeleted', 'status', 'createdAt', 'updatedAt'] as const
-).map(column);
+const STORED_COLUMNS = (['id', 'linkId', 'isDeleted', 'status', 'createdAt', 'updatedAt'] as const)
+  .map(column)
+  .join(', ');
 
 /** Collects bind parameters: every value reaches PostgreSQL as a parameter, never as SQL. */
 class Params {
@@ -89,10 +89,12 @@ function selectedByIndexKeys({ linkId, isDeleted, status }: ClientFilters): bool
 
 /**
  * One page: `limit` rows after `offset` rows, or after a cursor position, plus one more row to
- * tell whether another page follows. Every page is one index-only scan of a list index, which
- * is ordered like the list and carries every printed column (docs/performance.md): it skips
- * the offset and applies the filters its keys do not select on the columns it carries, however
- * deep the page.
+ * tell whether another page follows, from an index ordered like the list (docs/performance.md).
+ * The indexes of the filtered lists (`linkId`, `status`, `isDeleted=true`) carry every printed
+ * column: such a page, however deep, is one index-only scan that skips the offset and applies
+ * the other filters on the columns the index carries. The whole list's index carries only the
+ * filter columns: a page past its first, or on `isDeleted=false`, reads its keys from it alone,
+ * then only the page's rows by primary key.
  *
  * A page that starts the walk (page 1, or a cursor's) and whose rows an index's keys select is
  * the same range scan whatever the parameters, so it is prepared: parsed once per connection
@@ -110,11 +112,23 @@ export function pageQuery(filters: ClientFilters, limit: number, from: PageStart
   const skipsRows = 'offset' in from && from.offset > 0;
   const offset = skipsRows ? `OFFSET ${params.bind(from.offset, 'bigint')}` : '';
   const size = params.bind(limit, 'int');
+  const { linkId, isDeleted, status } = filters;
+  const wholeList = linkId === undefined && status === undefined && isDeleted !== true;
+  const joinsBack = wholeList && (skipsRows || isDeleted === false);
   // Printed above the LIMIT: a scan prints every row it returns, the skipped ones included.
-  const text = `
+  const text = joinsBack
+    ? `
     SELECT ${CLIENT_COLUMNS}
     FROM (
-      SELECT ${STORED_COLUMNS.join(', ')} FROM ${CLIENTS} ${where(conditions)}
+      SELECT id, created_at FROM ${CLIENTS} ${where(conditions)}
+      ORDER BY ${LIST_ORDER} ${offset} LIMIT ${size} + 1
+    ) AS k
+    JOIN ${CLIENTS} AS c ON c.${column('id')} = k.id
+    ORDER BY k.created_at, k.id COLLATE "C"`
+    : `
+    SELECT ${CLIENT_COLUMNS}
+    FROM (
+      SELECT ${STORED_COLUMNS} FROM ${CLIENTS} ${where(conditions)}
       ORDER BY ${LIST_ORDER} ${offset} LIMIT ${size} + 1
     ) AS c
     ORDER BY ${LIST_ORDER}`;

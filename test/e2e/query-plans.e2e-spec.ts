@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import {
+  ClientFilters,
   ClientsRepository,
   countQuery,
   getQuery,
@@ -104,23 +105,52 @@ describe('List Clients query plans on a large table', () => {
     ],
   ] as const;
 
-  it.each(
-    filterSets.flatMap((filters) =>
-      from.map(([name, start]) => [JSON.stringify(filters), name, filters, start] as const),
-    ),
-  )(
-    'page query %s, %s: one index-only scan, no large sort',
+  // The whole list: no filter, or isDeleted=false only.
+  const onWholeList = ({ linkId, isDeleted, status }: ClientFilters) =>
+    !linkId && !status && isDeleted !== true;
+  const pages = filterSets.flatMap((filters) =>
+    from.map(([name, start]) => [JSON.stringify(filters), name, filters, start] as const),
+  );
+
+  it.each(pages)('page query %s, %s: index scan, no large sort', async (_f, _p, filters, start) => {
+    const nodes = await planOf(pageQuery(filters, LIMIT, start));
+    const clientScans = nodes.filter((node) => node['Relation Name'] === 'clients');
+    expect(clientScans.map((node) => node['Node Type'])).not.toContain('Seq Scan');
+    expect(nodes.some((node) => node['Index Name']?.startsWith('clients_'))).toBe(true);
+    for (const sort of nodes.filter((node) => node['Node Type'].endsWith('Sort'))) {
+      expect(sort['Plan Rows']).toBeLessThanOrEqual(LIMIT + 1);
+    }
+  });
+
+  // A filtered list's index carries every printed column: no row is read from the table.
+  it.each(pages.filter(([, , filters]) => !onWholeList(filters)))(
+    'page query %s, %s: one index-only scan',
     async (_filters, _position, filters, start) => {
       const nodes = await planOf(pageQuery(filters, LIMIT, start));
-      // Every printed column comes from the list index: no row is read from the table.
       const clientScans = nodes.filter((node) => node['Relation Name'] === 'clients');
       expect(clientScans.map((node) => node['Node Type'])).toEqual(['Index Only Scan']);
       expect(clientScans[0]['Index Name']).toMatch(/^clients_.*page_idx$/);
       // Rows are printed above the LIMIT: the scan would print the rows the offset skips too.
       expect(clientScans[0].Output?.join()).not.toContain('to_json');
-      for (const sort of nodes.filter((node) => node['Node Type'].endsWith('Sort'))) {
-        expect(sort['Plan Rows']).toBeLessThanOrEqual(LIMIT + 1);
-      }
+    },
+  );
+
+  // The whole list's index carries only the filter columns: past the first page, or on
+  // isDeleted=false, the keys come from it alone and only the page's rows by primary key.
+  it.each(pages.filter(([, , filters]) => onWholeList(filters)))(
+    'page query %s, %s: keys from the list index alone',
+    async (_filters, position, filters, start) => {
+      const nodes = await planOf(pageQuery(filters, LIMIT, start));
+      const clientScans = nodes.filter((node) => node['Relation Name'] === 'clients');
+      const straight = filters.isDeleted === undefined && position !== 'page 200';
+      expect(clientScans.map((node) => [node['Node Type'], node['Index Name']])).toEqual(
+        straight
+          ? [['Index Scan', 'clients_list_idx']]
+          : [
+              ['Index Only Scan', 'clients_list_idx'],
+              ['Index Scan', 'clients_pkey'],
+            ],
+      );
     },
   );
 
@@ -151,11 +181,11 @@ describe('List Clients query plans on a large table', () => {
       expect(nodes.map((node) => node['Node Type'])).toEqual([
         'Subquery Scan',
         'Limit',
-        'Index Only Scan',
+        onWholeList(filters) ? 'Index Scan' : 'Index Only Scan',
       ]);
       // The filter is the index's first key: a scan that checked it row by row instead could
       // walk far past a page for a rare value.
-      const index = filters.linkId ? 'link_page' : filters.status ? 'status_page' : 'page';
+      const index = filters.linkId ? 'link_page' : filters.status ? 'status_page' : 'list';
       expect(nodes[2]['Index Name']).toBe(`clients_${index}_idx`);
       expect(nodes[2].Filter).toBeUndefined();
     },
