@@ -22,6 +22,7 @@ const OPERATIONAL = [
   'embedded-database-root',
   'fuzz',
   'graceful-shutdown',
+  'index-migrations',
   'kubernetes',
   'least-privilege',
   'logging',

@@ -93,8 +93,8 @@ function selectedByIndexKeys({ linkId, isDeleted, status }: ClientFilters): bool
  * The indexes of the filtered lists (`linkId`, `status`, `isDeleted=true`) carry every printed
  * column: such a page, however deep, is one index-only scan that skips the offset and applies
  * the other filters on the columns the index carries. The whole list's index carries only the
- * filter columns: a page past its first, or on `isDeleted=false`, reads its keys from it alone,
- * then only the page's rows by primary key.
+ * filter columns: a page by number past the first, or any page on `isDeleted=false`, reads its
+ * keys from it alone, then only the page's rows by primary key.
  *
  * A page that starts the walk (page 1, or a cursor's) and whose rows an index's keys select is
  * the same range scan whatever the parameters, so it is prepared: parsed once per connection

@@ -59,11 +59,11 @@ describe('List Clients query plans on a large table', () => {
     return nodesOf(row['QUERY PLAN'][0].Plan);
   }
 
-  // docs/performance.md: a get by id and a page read straight from an index are prepared, and
-  // PostgreSQL keeps one plan for them where it is no costlier (here: a get, a page on one
-  // link); any other page is sent unnamed and planned for its own parameters at every
-  // execution (a plan kept for any parameters reads the whole table to join a page of keys, and
-  // cannot use the partial index of isDeleted=true). Queries one at a time reuse the pool's
+  // docs/performance.md: a get by id and a page 1 or cursor's page whose rows an index's keys
+  // select are prepared, and PostgreSQL keeps one plan for them where it is no costlier (here: a
+  // get, a page on one link); any other page is sent unnamed and planned for its own parameters
+  // at every execution (a plan kept for any parameters may read the whole table to join a page
+  // of keys, and cannot use the partial index of isDeleted=true). Queries one at a time reuse the pool's
   // last connection.
   it('keeps the plans of a get by id and of a page straight from an index, not of others', async () => {
     const reader = databaseReader(dataSource);
@@ -161,7 +161,7 @@ describe('List Clients query plans on a large table', () => {
       .filter(([, start]) => pageQuery(filters, LIMIT, start).prepared)
       .map(([name, start]) => [JSON.stringify(filters), name, filters, start] as const),
   );
-  it('prepares exactly the pages read straight from an index, isDeleted=true aside', () => {
+  it('prepares exactly the first and cursor pages whose rows the keys of an index select', () => {
     expect(preparedPages.map(([filters, name]) => `${filters}, ${name}`)).toEqual(
       [
         '{}',

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { replaceIndexesConcurrently } from './concurrent-index';
 
 /**
  * Indexes that answer every List Clients filter combination from the index alone: each is
@@ -11,34 +12,38 @@ export class CoverListQueries1767398400000 implements MigrationInterface {
   transaction = false;
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const indexes = [
-      // No filter, or isDeleted only.
-      `clients_list_idx ON clients (created_at, id COLLATE "C") INCLUDE (is_deleted, status)`,
-      `clients_link_list_idx ON clients (link_id, created_at, id COLLATE "C") INCLUDE (is_deleted, status)`,
-      `clients_status_list_idx ON clients (status, created_at, id COLLATE "C") INCLUDE (is_deleted)`,
-      // isDeleted=true selects a small share of rows: a partial index keeps its pages dense.
-      `clients_deleted_list_idx ON clients (created_at, id COLLATE "C") INCLUDE (status) WHERE is_deleted`,
-    ];
-    for (const index of indexes) {
-      await queryRunner.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${index}`);
-    }
-    for (const replaced of ['created_at_id', 'link_id_created_at_id', 'status_created_at_id']) {
-      await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS clients_${replaced}_idx`);
-    }
+    await replaceIndexesConcurrently(
+      queryRunner,
+      {
+        // No filter, or isDeleted only.
+        clients_list_idx: `clients (created_at, id COLLATE "C") INCLUDE (is_deleted, status)`,
+        clients_link_list_idx: `clients (link_id, created_at, id COLLATE "C") INCLUDE (is_deleted, status)`,
+        clients_status_list_idx: `clients (status, created_at, id COLLATE "C") INCLUDE (is_deleted)`,
+        // isDeleted=true selects a small share of rows: a partial index keeps its pages dense.
+        clients_deleted_list_idx: `clients (created_at, id COLLATE "C") INCLUDE (status) WHERE is_deleted`,
+      },
+      [
+        'clients_created_at_id_idx',
+        'clients_link_id_created_at_id_idx',
+        'clients_status_created_at_id_idx',
+      ],
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(
-      `CREATE INDEX CONCURRENTLY IF NOT EXISTS clients_created_at_id_idx ON clients (created_at, id COLLATE "C")`,
+    await replaceIndexesConcurrently(
+      queryRunner,
+      {
+        clients_created_at_id_idx: `clients (created_at, id COLLATE "C")`,
+        clients_link_id_created_at_id_idx: `clients (link_id, created_at, id COLLATE "C")`,
+        clients_status_created_at_id_idx: `clients (status, created_at, id COLLATE "C")`,
+      },
+      [
+        'clients_list_idx',
+        'clients_link_list_idx',
+        'clients_status_list_idx',
+        'clients_deleted_list_idx',
+      ],
     );
-    await queryRunner.query(
-      `CREATE INDEX CONCURRENTLY IF NOT EXISTS clients_link_id_created_at_id_idx ON clients (link_id, created_at, id COLLATE "C")`,
-    );
-    await queryRunner.query(
-      `CREATE INDEX CONCURRENTLY IF NOT EXISTS clients_status_created_at_id_idx ON clients (status, created_at, id COLLATE "C")`,
-    );
-    for (const index of ['list', 'link_list', 'status_list', 'deleted_list']) {
-      await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS clients_${index}_idx`);
-    }
   }
 }

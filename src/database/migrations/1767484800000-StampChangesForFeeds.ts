@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { replaceIndexesConcurrently } from './concurrent-index';
 
 /**
  * The change feeds (docs/api.md "Change feeds"): every insert and update of links and clients
@@ -28,23 +29,20 @@ export class StampChangesForFeeds1767484800000 implements MigrationInterface {
         CREATE OR REPLACE TRIGGER ${table}_stamp_updated_at BEFORE INSERT OR UPDATE ON ${table}
         FOR EACH ROW EXECUTE FUNCTION stamp_updated_at()`);
     }
-    const indexes = [
-      `links_changes_idx ON links (updated_at, id COLLATE "C")`,
-      `clients_changes_idx ON clients (updated_at, id COLLATE "C")`,
-      `clients_link_changes_idx ON clients (link_id, updated_at, id COLLATE "C")`,
-    ];
-    for (const index of indexes) {
-      await queryRunner.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${index}`);
-    }
+    await replaceIndexesConcurrently(queryRunner, FEED_INDEXES, []);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const index of ['links_changes', 'clients_changes', 'clients_link_changes']) {
-      await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS ${index}_idx`);
-    }
+    await replaceIndexesConcurrently(queryRunner, {}, Object.keys(FEED_INDEXES));
     for (const table of ['links', 'clients']) {
       await queryRunner.query(`DROP TRIGGER IF EXISTS ${table}_stamp_updated_at ON ${table}`);
     }
     await queryRunner.query(`DROP FUNCTION IF EXISTS stamp_updated_at()`);
   }
 }
+
+const FEED_INDEXES = {
+  links_changes_idx: `links (updated_at, id COLLATE "C")`,
+  clients_changes_idx: `clients (updated_at, id COLLATE "C")`,
+  clients_link_changes_idx: `clients (link_id, updated_at, id COLLATE "C")`,
+};

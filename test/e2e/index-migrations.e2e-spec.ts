@@ -1,0 +1,100 @@
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../../src/database/data-source';
+import { createSuiteDatabase, dropSuiteDatabase } from '../support/database';
+
+const ROWS = 300_000;
+// The tables' first indexes, what the index migrations build, and what the first of them replaces.
+const TABLES = ['links_created_at_id_idx'];
+const BUILT = [
+  ...TABLES,
+  'clients_list_idx',
+  'clients_link_page_idx',
+  'clients_status_page_idx',
+  'clients_deleted_page_idx',
+  'links_changes_idx',
+  'clients_changes_idx',
+  'clients_link_changes_idx',
+];
+const FIRST = [
+  ...TABLES,
+  'clients_created_at_id_idx',
+  'clients_link_id_created_at_id_idx',
+  'clients_status_created_at_id_idx',
+];
+const validIndexes = (names: string[]) => Object.fromEntries(names.map((name) => [name, true]));
+
+// docs/operations.md, Kubernetes: the migrations build their indexes CONCURRENTLY on a table
+// that may already hold millions of rows, through a connection that carries the API's
+// per-query deadline (DATABASE_TIMEOUT_MS), and the migration Job retries a run that failed.
+describe('Index migrations on a populated table', () => {
+  let dataSource: DataSource;
+  // A connection whose statement_timeout is far shorter than an index build on ROWS clients.
+  let shortDeadline: DataSource;
+
+  beforeAll(async () => {
+    dataSource = await createSuiteDatabase();
+    await dataSource.query(
+      `INSERT INTO links (id) SELECT 'link-' || i FROM generate_series(1, 100) AS i`,
+    );
+    await dataSource.transaction(async (manager) => {
+      await manager.query('SET LOCAL session_replication_role = replica');
+      await manager.query(
+        `INSERT INTO clients (id, link_id, is_deleted, status, created_at, updated_at)
+         SELECT 'client-' || i, 'link-' || 1 + i % 100, i % 10 = 0,
+                CASE WHEN i % 2 = 0 THEN 'new' ELSE 'connected' END,
+                timestamptz '2024-01-01' + i * interval '1 minute', now()
+         FROM generate_series(1, $1) AS i`,
+        [ROWS],
+      );
+    });
+    // The migrations' connection with a deadline of 20 ms per statement, as DATABASE_TIMEOUT_MS
+    // sets it (the connection itself gets the usual 10 s).
+    const options = dataSourceOptions({
+      url: process.env.DATABASE_URL as string,
+      timeoutMs: 10_000,
+    });
+    shortDeadline = new DataSource({
+      ...options,
+      extra: { ...options.extra, statement_timeout: 20 },
+    });
+    await shortDeadline.initialize();
+  }, 120_000);
+  afterAll(async () => {
+    await shortDeadline?.destroy();
+    await dropSuiteDatabase(dataSource);
+  });
+
+  async function validity(): Promise<Record<string, boolean>> {
+    const rows: { name: string; valid: boolean }[] = await dataSource.query(
+      `SELECT c.relname AS name, i.indisvalid AS valid
+       FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+       WHERE i.indrelid IN ('clients'::regclass, 'links'::regclass) AND NOT i.indisprimary`,
+    );
+    return Object.fromEntries(rows.map(({ name, valid }) => [name, valid]));
+  }
+
+  it('revert and run again past the API deadline, over an invalid index a failed build left', async () => {
+    // Down to the tables and their first indexes. (TypeORM's revert runs `down` in a transaction
+    // unless told otherwise.)
+    for (let n = 0; n < 3; n++) await shortDeadline.undoLastMigration({ transaction: 'none' });
+    expect(await validity()).toEqual(validIndexes(FIRST));
+
+    // A build cut short (a timeout, a full disk) leaves an invalid index under its name.
+    const runner = dataSource.createQueryRunner();
+    try {
+      await runner.query(`SET statement_timeout = '1ms'`);
+      await expect(
+        runner.query(
+          `CREATE INDEX CONCURRENTLY clients_status_page_idx ON clients (status, created_at, id COLLATE "C")`,
+        ),
+      ).rejects.toThrow(/statement timeout/);
+    } finally {
+      await runner.query('RESET statement_timeout');
+      await runner.release();
+    }
+    expect(await validity()).toEqual({ ...validIndexes(FIRST), clients_status_page_idx: false });
+
+    await shortDeadline.runMigrations({ transaction: 'each' });
+    expect(await validity()).toEqual(validIndexes(BUILT));
+  }, 120_000);
+});
