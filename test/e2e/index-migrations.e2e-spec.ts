@@ -23,7 +23,7 @@ const FIRST = [
 ];
 const validIndexes = (names: string[]) => Object.fromEntries(names.map((name) => [name, true]));
 
-// docs/operations.md, Kubernetes: the migrations build their indexes CONCURRENTLY on a table
+// docs/operations.md, Production path: the migrations build their indexes CONCURRENTLY on a table
 // that may already hold millions of rows, through a connection that carries the API's
 // per-query deadline (DATABASE_TIMEOUT_MS), and the migration Job retries a run that failed.
 describe('Index migrations on a populated table', () => {
