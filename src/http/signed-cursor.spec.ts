@@ -4,7 +4,11 @@ import { CursorCodec } from './signed-cursor';
 // Lets a test watch the codec's comparisons while they still run for real.
 jest.mock('node:crypto', () => {
   const actual = jest.requireActual<typeof crypto>('node:crypto');
-  return { ...actual, timingSafeEqual: jest.fn(actual.timingSafeEqual) };
+  return {
+    ...actual,
+    createHmac: jest.fn(actual.createHmac),
+    timingSafeEqual: jest.fn(actual.timingSafeEqual),
+  };
 });
 
 const codec = new CursorCodec({ current: 'test secret' });
@@ -16,6 +20,23 @@ describe('CursorCodec', () => {
     const cursor = codec.encode(position, SCOPE);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     expect(codec.decode(cursor, SCOPE)).toEqual(position);
+  });
+
+  // Cursors outlive a deployment: a client walking a list keeps the one it was given.
+  it('verifies a cursor issued by an earlier build, and issues the same', () => {
+    const earlier =
+      'WyIyMDI2LTAzLTAxVDEwOjA1OjAwLjAwMDAwMVoiLCJpdCdzIOKckyBhL2IuYyIsInNNdUY3YmdqaGc0Il0.IXiul07FNyrLnFC9-NUJbw';
+    expect(codec.decode(earlier, SCOPE)).toEqual(position);
+    expect(codec.encode(position, SCOPE)).toBe(earlier);
+  });
+
+  // Given the secret as bytes, Node 24 imports it for every HMAC: 24 µs per cursor, not 3.6.
+  it('signs with a key imported once, not with the secret as bytes', () => {
+    const sign = jest.mocked(crypto.createHmac);
+    sign.mockClear();
+    codec.decode(codec.encode(position, SCOPE), SCOPE);
+    expect(sign).toHaveBeenCalledTimes(2);
+    for (const [, key] of sign.mock.calls) expect(key).toBeInstanceOf(crypto.KeyObject);
   });
 
   it('round-trips the start of a feed', () => {
@@ -70,8 +91,8 @@ describe('CursorCodec', () => {
   it('rejects a validly signed payload that is not a position', () => {
     const sign = (value: unknown) => {
       const payload = Buffer.from(JSON.stringify(value)).toString('base64url');
-      const signer = codec as unknown as { mac(key: Buffer, p: string): string };
-      return `${payload}.${signer.mac(Buffer.from('test secret'), payload)}`;
+      const mac = crypto.createHmac('sha256', 'test secret').update(payload).digest();
+      return `${payload}.${mac.subarray(0, 16).toString('base64url')}`;
     };
     expect(codec.decode(sign(['yesterday', 'x', 'y']), SCOPE)).toBe('malformed');
     expect(codec.decode(sign(['2026-03-01T10:05:00.000001Z', 5, 'y']), SCOPE)).toBe('malformed');
