@@ -31,8 +31,8 @@ const digestOf = (scope: string) =>
  * so a cursor this deployment did not issue is rejected before anything in it is read.
  */
 export class CursorCodec {
-  // Imported once: on Node 24, an HMAC given the secret as bytes imports it anew each time, which
-  // cost 24 µs per cursor against 3.6 µs with a key object.
+  // Key objects made once: on Node 24 an HMAC given the secret as bytes cost 24 µs, against
+  // 3.6 µs given a key object.
   private readonly keys: KeyObject[];
 
   constructor({ current, previous }: CursorSecrets) {
