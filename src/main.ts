@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { getHeapStatistics } from 'node:v8';
 import { shutDownGracefully } from './health/graceful-shutdown';
 import { weakApiKeyProblems } from './api-keys/environment-keys';
 import { splitList } from './config/env-decorators';
@@ -18,7 +19,11 @@ refuseInvalidEnvironment()
   .then(startApi)
   .then(({ app, url }) => {
     shutDownGracefully(app);
-    new Logger('Main').log(`Links and Clients API listening on ${url}`);
+    // The limit shows whether the heap bound (docs/operations.md, Memory) is in effect.
+    const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
+    new Logger('Main').log(
+      `Links and Clients API listening on ${url} (V8 heap limit ${heapLimitMb} MB)`,
+    );
   })
   .catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);

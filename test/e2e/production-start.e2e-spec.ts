@@ -81,11 +81,16 @@ describe('production start', () => {
       { env },
     );
 
-  it('migrates with the CLI, then serves until SIGTERM', async () => {
+  it('migrates with the CLI, then serves until SIGTERM, naming its heap limit', async () => {
     expect((await migrate()).stdout).toContain('CreateLinksAndClients1767225600000');
 
-    const api = await startCompiledApi(join(outDir, 'main.js'), env);
+    // The image's heap bound for a 256Mi pod, which the start line reports.
+    const api = await startCompiledApi(join(outDir, 'main.js'), {
+      ...env,
+      NODE_OPTIONS: '--max-old-space-size=128 --max-semi-space-size=8',
+    });
     try {
+      expect(api.stdout()).toContain('(V8 heap limit 152 MB)');
       const res = await fetch(`${api.url}/api/data/clients`, {
         headers: { Authorization: `Bearer ${key}` },
       });
