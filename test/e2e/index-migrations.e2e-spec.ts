@@ -36,8 +36,11 @@ describe('Index migrations on a populated table', () => {
     await dataSource.query(
       `INSERT INTO links (id) SELECT 'link-' || i FROM generate_series(1, 100) AS i`,
     );
+    // Loading the rows is setup, not under test: no trigger, and no deadline (the suite's
+    // connection carries a 10 s one, which a slow shared machine has run past).
     await dataSource.transaction(async (manager) => {
       await manager.query('SET LOCAL session_replication_role = replica');
+      await manager.query('SET LOCAL statement_timeout = 0');
       await manager.query(
         `INSERT INTO clients (id, link_id, is_deleted, status, created_at, updated_at)
          SELECT 'client-' || i, 'link-' || 1 + i % 100, i % 10 = 0,
