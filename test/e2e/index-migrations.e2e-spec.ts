@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source';
-import { createSuiteDatabase, dropSuiteDatabase } from '../support/database';
+import { bulkLoad, createSuiteDatabase, dropSuiteDatabase } from '../support/database';
 
 const ROWS = 300_000;
 // The tables' first indexes, what the index migrations build, and what the first of them replaces.
@@ -36,11 +36,8 @@ describe('Index migrations on a populated table', () => {
     await dataSource.query(
       `INSERT INTO links (id) SELECT 'link-' || i FROM generate_series(1, 100) AS i`,
     );
-    // Loading the rows is setup, not under test: no trigger, and no deadline (the suite's
-    // connection carries a 10 s one, which a slow shared machine has run past).
-    await dataSource.transaction(async (manager) => {
+    await bulkLoad(dataSource, async (manager) => {
       await manager.query('SET LOCAL session_replication_role = replica');
-      await manager.query('SET LOCAL statement_timeout = 0');
       await manager.query(
         `INSERT INTO clients (id, link_id, is_deleted, status, created_at, updated_at)
          SELECT 'client-' || i, 'link-' || 1 + i % 100, i % 10 = 0,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import etag from 'etag';
 import { DataSource } from 'typeorm';
 import { compiledApp, RunningApi, startCompiledApi } from '../support/compiled-app';
-import { createSuiteDatabase, dropSuiteDatabase } from '../support/database';
+import { bulkLoad, createSuiteDatabase, dropSuiteDatabase } from '../support/database';
 
 // The production start refuses keys under 32 characters.
 const KEY = randomBytes(24).toString('base64url');
@@ -20,16 +20,13 @@ describe('List Links of a table larger than the heap bound allows as one string'
   beforeAll(async () => {
     const mainJs = join(await compiledApp(), 'main.js');
     dataSource = await createSuiteDatabase();
-    // Setup, without the suite connection's 10 s deadline: the insert takes ~5 s on a slow
-    // machine with nothing else running.
-    await dataSource.transaction(async (manager) => {
-      await manager.query('SET LOCAL statement_timeout = 0');
-      await manager.query(
+    await bulkLoad(dataSource, (manager) =>
+      manager.query(
         `INSERT INTO links (id, created_at, updated_at)
          SELECT 'link-' || lpad(g::text, 6, '0'), now(), now() FROM generate_series(1, $1::int) g`,
         [LINKS],
-      );
-    });
+      ),
+    );
     api = await startCompiledApi(mainJs, {
       PATH: process.env.PATH as string,
       NODE_ENV: 'production',

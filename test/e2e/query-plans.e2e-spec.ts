@@ -8,7 +8,12 @@ import {
   SqlQuery,
 } from '../../src/clients/clients.repository';
 import { genericPlanOf } from '../support/generic-plan';
-import { createSuiteDatabase, databaseReader, dropSuiteDatabase } from '../support/database';
+import {
+  bulkLoad,
+  createSuiteDatabase,
+  databaseReader,
+  dropSuiteDatabase,
+} from '../support/database';
 
 const ROWS = 120_000;
 
@@ -35,10 +40,9 @@ describe('List Clients query plans on a large table', () => {
       INSERT INTO links (id, created_at, updated_at)
       SELECT 'link-' || i, now(), now() FROM generate_series(1, 200) AS i`);
     // Skewed like production: link-1 holds a sixth of the clients; 60 % connected, 35 % new.
-    // Triggers off (the updated_at stamp, the link check), and no statement timeout: setup.
-    await dataSource.transaction(async (manager) => {
+    // Triggers off (the updated_at stamp, the link check).
+    await bulkLoad(dataSource, async (manager) => {
       await manager.query('SET LOCAL session_replication_role = replica');
-      await manager.query('SET LOCAL statement_timeout = 0');
       await manager.query(
         `INSERT INTO clients (id, link_id, is_deleted, status, created_at, updated_at)
        SELECT 'client-' || i,

@@ -1,7 +1,7 @@
 import { DatabaseEnv } from '../../src/config/database.env';
 import { DatabaseReader } from '../../src/database/database-reader';
 import { Client as PgClient } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { standaloneDataSource } from '../../src/standalone-data-source';
 
 function databaseName(): string {
@@ -28,6 +28,20 @@ export async function createSuiteDatabase(): Promise<DataSource> {
   await dataSource.initialize();
   await dataSource.runMigrations();
   return dataSource;
+}
+
+/**
+ * A suite's bulk load, in one transaction without the suite connection's statement timeout:
+ * loading the rows is setup, and a large insert on a slow shared machine has run past 10 s.
+ */
+export function bulkLoad(
+  dataSource: DataSource,
+  load: (manager: EntityManager) => Promise<unknown>,
+): Promise<void> {
+  return dataSource.transaction(async (manager) => {
+    await manager.query('SET LOCAL statement_timeout = 0');
+    await load(manager);
+  });
 }
 
 export async function dropSuiteDatabase(dataSource: DataSource): Promise<void> {
