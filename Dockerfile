@@ -23,7 +23,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && rm -rf node_modul
 COPY --from=build /app/dist ./dist
 # The V8 heap sized from the container's memory limit (Node 24 reads the cgroup limit): old space
 # half of it, young generation 3 x 8 MB (Node 24 lets it grow to 192 MB, the main driver of peak
-# RSS under load). Measured in docs/performance.md: under a 256 MiB limit, peak RSS 163-215 MB
+# RSS under load). Measured in docs/performance.md: under a 256 MiB limit, peak RSS 152-215 MB
 # in every bench scenario.
 ENV NODE_OPTIONS="--max-old-space-size-percentage=50 --max-semi-space-size=8"
 # Files stay root-owned, so the app cannot rewrite its own code.

@@ -94,7 +94,8 @@ export function startServer(script, env, port, nodeArgs = []) {
       NODE_ENV: 'production',
       PORT: String(port),
       // Measurements are of throughput, not of the flood guard: neither for the key, nor for
-      // the soak's wrong keys (a twentieth of its requests, past 6,000 a minute at 2,000 req/s).
+      // the soak's wrong keys (a twentieth of its requests: the default 6,000 a minute per IP
+      // at 2,000 req/s).
       RATE_LIMIT_PER_KEY: '1000000000',
       RATE_LIMIT_PER_IP: '1000000000',
       CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef',
