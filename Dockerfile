@@ -22,9 +22,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # The V8 heap sized from the container's memory limit (Node 24 reads the cgroup limit): old space
-# half of it, young generation 3 x 8 MB (Node 24 lets it grow to 192 MB, the main driver of peak
-# RSS under load). Measured in docs/performance.md: under a 256 MiB limit, peak RSS 152-215 MB
-# in every bench scenario.
+# half of it, young generation 3 x 8 MB. Left to Node 24, the young generation is 3 x 1 MB under
+# a 256 MiB limit (list pages at 0.55-0.75x the throughput) and grows to 192 MB without a limit
+# (the main driver of peak RSS under load). Measured in docs/performance.md: under a 256 MiB
+# limit, peak RSS 152-215 MB in every bench scenario. Replace both flags or neither: the old
+# space bounded alone is slower still (docs/operations.md, Memory).
 ENV NODE_OPTIONS="--max-old-space-size-percentage=50 --max-semi-space-size=8"
 # Files stay root-owned, so the app cannot rewrite its own code.
 USER node

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { getHeapStatistics } from 'node:v8';
+import { unboundedYoungGenerationWarning } from './garbage-collection';
 import { shutDownGracefully } from './health/graceful-shutdown';
 import { weakApiKeyProblems } from './api-keys/environment-keys';
 import { splitList } from './config/env-decorators';
@@ -21,9 +22,10 @@ refuseInvalidEnvironment()
     shutDownGracefully(app);
     // The limit shows whether the heap bound (docs/operations.md, Memory) is in effect.
     const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
-    new Logger('Main').log(
-      `Links and Clients API listening on ${url} (V8 heap limit ${heapLimitMb} MB)`,
-    );
+    const logger = new Logger('Main');
+    logger.log(`Links and Clients API listening on ${url} (V8 heap limit ${heapLimitMb} MB)`);
+    const warning = unboundedYoungGenerationWarning(process.env.NODE_OPTIONS, process.execArgv);
+    if (warning) logger.warn(warning);
   })
   .catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);

@@ -109,11 +109,28 @@ describe('production start', () => {
         status: 200,
       });
       expect(api.stdout()).not.toContain(key);
+      // Both generations bounded: no warning (logged before any request).
+      expect(api.stdout()).not.toContain('young generation');
     } finally {
       api.child.kill('SIGTERM');
       expect(await api.exited).toBe(0);
       // Log lines are written asynchronously; the last ones, just before exit, still arrive.
       expect(api.stdout()).toContain('closed cleanly');
+    }
+  }, 30000);
+
+  it('warns when NODE_OPTIONS bounds the old space alone', async () => {
+    await migrate();
+    const api = await startCompiledApi(join(outDir, 'main.js'), {
+      ...env,
+      NODE_OPTIONS: '--max-old-space-size=128',
+    });
+    try {
+      const warning = await api.logLine((line) => line.level === 40);
+      expect(warning.msg).toContain('give --max-semi-space-size=8 beside --max-old-space-size');
+    } finally {
+      api.child.kill('SIGTERM');
+      await api.exited;
     }
   }, 30000);
 
