@@ -93,14 +93,23 @@ describe('CursorCodec', () => {
   });
 
   it('rejects a validly signed payload that is not a position', () => {
-    const sign = (value: unknown) => {
-      const payload = Buffer.from(JSON.stringify(value)).toString('base64url');
+    const signText = (text: string) => {
+      const payload = Buffer.from(text).toString('base64url');
       const mac = crypto.createHmac('sha256', 'test secret').update(payload).digest();
       return `${payload}.${mac.subarray(0, 16).toString('base64url')}`;
     };
+    const sign = (value: unknown) => signText(JSON.stringify(value));
     expect(codec.decode(sign(['yesterday', 'x', 'y']), SCOPE)).toBe('malformed');
     expect(codec.decode(sign(['2026-03-01T10:05:00.000001Z', 5, 'y']), SCOPE)).toBe('malformed');
     expect(codec.decode(sign({}), SCOPE)).toBe('malformed');
+    expect(codec.decode(signText('[[[['), SCOPE)).toBe('malformed');
+    // PostgreSQL text cannot hold NUL: such an id would fail the page's query.
+    const scoped = JSON.parse(
+      Buffer.from(codec.encode(position, SCOPE).split('.')[0], 'base64url').toString(),
+    );
+    expect(codec.decode(sign(['2026-03-01T10:05:00.000001Z', 'a\0b', scoped[2]]), SCOPE)).toBe(
+      'malformed',
+    );
   });
 
   // A `!==` on the mac would tell an attacker, through response times, how many leading

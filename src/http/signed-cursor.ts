@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey, hash, KeyObject, timingSafeEqual } from 'node:crypto';
 import 'reflect-metadata';
+import { isStorableText } from '../database/storable-text';
 
 /** Where a walk continues: a row's timestamp, to the microsecond, and its id. */
 export interface CursorPosition {
@@ -20,6 +21,13 @@ const SCOPE_DIGEST_LENGTH = 8;
 // -infinity is the start of a change feed, before any row.
 const TIMESTAMP = /^(\d{4,}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z|-infinity)$/;
 
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
 const base64url = (data: Buffer | string) => Buffer.from(data).toString('base64url');
 const digestOf = (scope: string) =>
   base64url(hash('sha256', scope, 'buffer').subarray(0, SCOPE_DIGEST_LENGTH));
@@ -56,12 +64,12 @@ export class CursorCodec {
       return given.length === expected.length && timingSafeEqual(given, expected);
     });
     if (!signed) return 'malformed';
-    const fields: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    // Signed yet not a position only under a leaked or misused secret; still a 400, never a 500.
+    const fields = parseJson(Buffer.from(payload, 'base64url').toString());
     if (!Array.isArray(fields)) return 'malformed';
     const [timestamp, id, scopeDigest] = fields;
-    if (typeof timestamp !== 'string' || !TIMESTAMP.test(timestamp) || typeof id !== 'string') {
-      return 'malformed';
-    }
+    if (typeof timestamp !== 'string' || !TIMESTAMP.test(timestamp)) return 'malformed';
+    if (typeof id !== 'string' || !isStorableText(id)) return 'malformed';
     return scopeDigest === digestOf(scope) ? { timestamp, id } : 'other-scope';
   }
 
