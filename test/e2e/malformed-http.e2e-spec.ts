@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { Server, STATUS_CODES } from 'node:http';
 import { connect } from 'node:net';
 import request from 'supertest';
 import { createTestApp, TestApp } from '../support/create-app';
@@ -62,7 +62,8 @@ describe('Malformed HTTP', () => {
   afterAll(() => t.close());
 
   it('sets the HTTP timeouts deliberately', () => {
-    const server = t.app.getHttpServer();
+    // connectionsCheckingInterval is missing from Node's type definitions.
+    const server = t.app.getHttpServer() as Server & { connectionsCheckingInterval: number };
     expect(server.keepAliveTimeout).toBe(65_000);
     expect(server.headersTimeout).toBe(10_000);
     expect(server.requestTimeout).toBe(30_000);
