@@ -3,6 +3,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { Public } from '../auth/public.decorator';
+import { ReadOnlyController } from '../http/read-only.controller';
 import { DatabasePing } from './database-ping';
 import { DatabasePings } from './database-pings';
 import { ShutdownState } from './shutdown-state';
@@ -16,13 +17,15 @@ import { ShutdownState } from './shutdown-state';
 @Public()
 @ApiExcludeController()
 @Controller('health')
-export class HealthController {
+export class HealthController extends ReadOnlyController(['live', 'ready']) {
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicator: HealthIndicatorService,
     private readonly shutdown: ShutdownState,
     private readonly databases: DatabasePings,
-  ) {}
+  ) {
+    super();
+  }
 
   /** The process is up and serving HTTP; never touches the database. */
   @Get('live')

@@ -3,7 +3,7 @@ import { ApiExcludeEndpoint } from '@nestjs/swagger';
 import { READ_ONLY } from './error-texts';
 
 /**
- * Base of every data controller: a catch-all over its paths (by default its collection
+ * Base of every controller: a catch-all over its paths (by default its collection
  * and `:id`). Nest registers a subclass's own routes before inherited ones, so it sees only the
  * methods the GET routes do not answer: a 405 with `Allow: GET, HEAD` (set by
  * ProblemDetailsFilter), whatever the body.

@@ -4,6 +4,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { Response } from 'express';
 import { Registry } from 'prom-client';
 import { Public } from '../auth/public.decorator';
+import { ReadOnlyController } from '../http/read-only.controller';
 
 /** Prometheus scrape endpoint; public like the health probes (docs/api.md, Authentication). */
 // Probes and scrapes come every few seconds from every replica; they never spend a budget.
@@ -11,8 +12,10 @@ import { Public } from '../auth/public.decorator';
 @Public()
 @ApiExcludeController()
 @Controller('metrics')
-export class MetricsController {
-  constructor(private readonly registry: Registry) {}
+export class MetricsController extends ReadOnlyController(['']) {
+  constructor(private readonly registry: Registry) {
+    super();
+  }
 
   @Get()
   @Header('Cache-Control', 'no-store')

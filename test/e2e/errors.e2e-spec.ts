@@ -52,6 +52,10 @@ describe('Errors (docs/api.md, Errors)', () => {
       '/api/data/links/x',
       '/api/data/clients',
       '/api/data/clients/x',
+      // The public paths too.
+      '/health/live',
+      '/health/ready',
+      '/metrics',
     ];
     const methods = ['post', 'put', 'patch', 'delete', 'options'] as const;
     it.each(paths.flatMap((path) => methods.map((method) => [method, path] as const)))(
@@ -68,6 +72,11 @@ describe('Errors (docs/api.md, Errors)', () => {
           });
       },
     );
+
+    it('on a public path, without a key', async () => {
+      const res = await request(server()).post('/health/live').expect(405);
+      expect(res.headers.allow).toBe('GET, HEAD');
+    });
   });
 
   describe('request ids', () => {
