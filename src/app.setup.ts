@@ -14,7 +14,7 @@ import { compressionMiddleware, useIfNoneMatchFreshness } from './http/caching';
 import { HttpMetrics } from './metrics/http-metrics';
 import { setUpOpenApi } from './http/openapi';
 import { responseHeaders } from './http/response-headers';
-import { answerClientErrors } from './http/client-error';
+import { answerClientErrors, refuseWithoutHost } from './http/client-error';
 
 // The API reads nothing from request bodies, so none is parsed (a key in a body never counts).
 // Logs written while the app is built wait for the structured logger.
@@ -46,6 +46,7 @@ export function configureApp(app: NestExpressApplication): void {
       if (res.writableFinished) metrics.observe(req.method, route, res.statusCode, durationMs);
       logRequest(req, res, route, durationMs);
     });
+    if (refuseWithoutHost(req, res)) return;
     closeAfterOversizedBody(req, res);
     routeUndecodableSegments(req);
     responseHeaders(req, res, () => compressionMiddleware(req, res, next));

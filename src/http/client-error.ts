@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { Server, ServerResponse, STATUS_CODES } from 'node:http';
+import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
 import { Socket } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { ERROR_CACHE_CONTROL } from './caching';
 import {
   bodyTooLarge,
   headersTooLarge,
+  HOST_REQUIRED,
   MALFORMED_REQUEST,
   REQUEST_TIMEOUT,
   requestTargetTooLong,
+  UNKNOWN_EXPECTATION,
 } from './error-texts';
 import { REQUEST_ID_HEADER } from './request-id.middleware';
 import { MAX_REQUEST_BODY_BYTES } from './request-size.middleware';
@@ -27,12 +29,21 @@ interface ParserError extends Error {
 const REQUEST_LINE_START = /^[A-Z-]+ /;
 
 /**
- * What Node's HTTP parser refuses before any request exists — a head over the limit, malformed
- * HTTP, a client too slow to send its request — is answered with problem details like every
- * other error, instead of Node's bare status line, and the connection closed.
+ * What Node refuses before the app sees a request — a head over the limit, malformed HTTP, a
+ * client too slow to send its request, an `Expect` it does not know — is answered with problem
+ * details like every other error, instead of Node's bare status line, and the connection closed.
+ * An HTTP/1.1 request without `Host` is left to the app (refuseWithoutHost), so it is logged
+ * and counted like any request.
  */
 export function answerClientErrors(server: Server): void {
   const logger = new Logger('HttpParser');
+  // Read at each request, though missing from Node's type definitions.
+  (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const requestId = randomUUID();
+    sendProblem(res, 417, UNKNOWN_EXPECTATION, requestId);
+    logger.log(`417: unknown Expect (requestId ${requestId})`);
+  });
   server.on('clientError', (error: ParserError, socket: Socket) => {
     // A socket error (a reset by the client) has no one to answer; nor may a response already
     // under way on this connection be corrupted (Node's own rule).
@@ -87,18 +98,38 @@ export function isRequestLineOverflow(packet?: Buffer, overflowAt = packet?.leng
   return !/[ \t]/.test(line);
 }
 
-// No request was parsed: the id is new, and the path is unknown or too long to echo.
+/**
+ * RFC 9112 requires a 400 for an HTTP/1.1 request without `Host`; answered here, before
+ * routing, with problem details. Returns whether it answered.
+ */
+export function refuseWithoutHost(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.headers.host !== undefined || req.httpVersion !== '1.1') return false;
+  sendProblem(res, 400, HOST_REQUIRED, String(res.getHeader(REQUEST_ID_HEADER)));
+  return true;
+}
+
+function sendProblem(res: ServerResponse, status: number, detail: string, requestId: string) {
+  const [headers, body] = problem(status, detail, requestId);
+  res.writeHead(status, headers).end(body);
+}
+
+// No request was parsed: the id is new.
 function problemResponse(status: number, detail: string, requestId: string): string {
+  const [headers, body] = problem(status, detail, requestId);
+  const fields = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+  return [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, ...fields, '', body].join('\r\n');
+}
+
+// Nothing of the request is echoed: its path may be unknown or too long.
+function problem(status: number, detail: string, requestId: string) {
   const title = STATUS_CODES[status] as string;
   const body = JSON.stringify({ type: 'about:blank', title, status, detail, requestId });
-  return [
-    `HTTP/1.1 ${status} ${title}`,
-    'Content-Type: application/problem+json',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    `Cache-Control: ${ERROR_CACHE_CONTROL}`,
-    `${REQUEST_ID_HEADER}: ${requestId}`,
-    'Connection: close',
-    '',
-    body,
-  ].join('\r\n');
+  const headers = {
+    'Content-Type': 'application/problem+json',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'Cache-Control': ERROR_CACHE_CONTROL,
+    [REQUEST_ID_HEADER]: requestId,
+    Connection: 'close',
+  };
+  return [headers, body] as const;
 }

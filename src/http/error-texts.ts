@@ -12,6 +12,8 @@ export const INVALID_PERCENT_ENCODING = 'must be valid percent-encoded UTF-8';
 export const bodyTooLarge = (maxBytes: number) => `Request bodies are limited to ${maxBytes} bytes`;
 export const MALFORMED_REQUEST = 'The request is malformed';
 export const REQUEST_TIMEOUT = 'The request was not received in time';
+export const HOST_REQUIRED = 'An HTTP/1.1 request needs a Host header';
+export const UNKNOWN_EXPECTATION = 'No expectation but Expect: 100-continue is supported';
 export const requestTargetTooLong = (maxBytes: number) =>
   `The request target is too long: a request head must stay under ${maxBytes} bytes`;
 export const headersTooLarge = (maxBytes: number) =>

@@ -108,6 +108,8 @@ describe('Malformed HTTP', () => {
     ['headers over the limit', 431, get('/api/data/clients', `X-Big: ${'a'.repeat(20_000)}\r\n`)],
     ['headers over the limit, in packets', 431, inPackets(get('/', `Cookie: ${cookie}\r\n`), 1000)],
     ['a request line that is not HTTP', 400, 'HELLO\r\n\r\n'],
+    ['an HTTP/1.1 request without Host', 400, 'GET /api/data/links HTTP/1.1\r\n\r\n'],
+    ['an Expect other than 100-continue', 417, get('/api/data/links', 'Expect: foo\r\n')],
   ])(
     '%s: %i problem details, never stored, and the connection closed',
     async (_c, status, bytes) => {
@@ -130,6 +132,10 @@ describe('Malformed HTTP', () => {
       expect(headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     },
   );
+
+  it('serves an HTTP/1.0 request without Host', async () => {
+    expect(await raw(port, 'GET /health/live HTTP/1.0\r\n\r\n')).toBe('HTTP/1.1 200 OK');
+  });
 
   it('answers a client that trickles its headers with 408 and closes, serving others meanwhile', async () => {
     const server = t.app.getHttpServer();
