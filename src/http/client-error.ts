@@ -39,6 +39,10 @@ export function answerClientErrors(server: Server): void {
   const logger = new Logger('HttpParser');
   // Read at each request, though missing from Node's type definitions.
   (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
+  // Bodies are never read, so none is invited: the request gets its final answer at once.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) =>
+    server.emit('request', req, res),
+  );
   server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
     const requestId = randomUUID();
     sendProblem(res, 417, UNKNOWN_EXPECTATION, requestId);

@@ -133,6 +133,12 @@ describe('Malformed HTTP', () => {
     },
   );
 
+  it('invites no body with 100 Continue: bodies are never read', async () => {
+    const post = get('/api/data/links', 'Expect: 100-continue\r\nContent-Length: 5000\r\n');
+    const answer = await exchange(port, post.replace(/^GET/, 'POST'));
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 405 Method Not Allowed');
+  });
+
   it('serves an HTTP/1.0 request without Host', async () => {
     expect(await raw(port, 'GET /health/live HTTP/1.0\r\n\r\n')).toBe('HTTP/1.1 200 OK');
   });
