@@ -10,7 +10,8 @@ import { ShutdownState } from './shutdown-state';
 
 /**
  * Probes for orchestrators: public, and answered with terminus' own JSON
- * report, 200 or 503 — not problem details (see ProblemDetailsFilter).
+ * report, 200 or 503 — not problem details (see ProblemDetailsFilter). Other methods than GET
+ * and HEAD get the 405 problem, as on every path.
  */
 // Probes and scrapes come every few seconds from every replica; they never spend a budget.
 @SkipThrottle()

@@ -12,7 +12,7 @@ import {
   requestTargetTooLong,
   UNKNOWN_EXPECTATION,
 } from './error-texts';
-import { REQUEST_ID_HEADER } from './request-id.middleware';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.middleware';
 import { MAX_REQUEST_BODY_BYTES } from './request-size.middleware';
 
 // Node's default limit on a request's head: its target, header names and values together.
@@ -108,7 +108,7 @@ export function isRequestLineOverflow(packet?: Buffer, overflowAt = packet?.leng
  */
 export function refuseWithoutHost(req: IncomingMessage, res: ServerResponse): boolean {
   if (req.headers.host !== undefined || req.httpVersion !== '1.1') return false;
-  sendProblem(res, 400, HOST_REQUIRED, String(res.getHeader(REQUEST_ID_HEADER)));
+  sendProblem(res, 400, HOST_REQUIRED, requestIdOf(res));
   return true;
 }
 

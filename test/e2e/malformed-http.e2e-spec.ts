@@ -139,6 +139,17 @@ describe('Malformed HTTP', () => {
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 405 Method Not Allowed');
   });
 
+  it('answers an HTTP/1.1 request without Host in the app: its request id is kept', async () => {
+    const answer = await exchange(
+      port,
+      'GET /api/data/links HTTP/1.1\r\nX-Request-Id: abc\r\n\r\n',
+    );
+    const { status, headers, body } = parseAnswer(answer);
+    expect(status).toBe(400);
+    expect(headers['x-request-id']).toBe('abc');
+    expect(JSON.parse(body)).toMatchObject({ status: 400, requestId: 'abc' });
+  });
+
   it('serves an HTTP/1.0 request without Host', async () => {
     expect(await raw(port, 'GET /health/live HTTP/1.0\r\n\r\n')).toBe('HTTP/1.1 200 OK');
   });
