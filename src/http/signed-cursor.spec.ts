@@ -110,6 +110,21 @@ describe('CursorCodec', () => {
     expect(codec.decode(sign(['2026-03-01T10:05:00.000001Z', 'a\0b', scoped[2]]), SCOPE)).toBe(
       'malformed',
     );
+    // Times PostgreSQL refuses: a 13th month, a 31st of February, a 24th hour.
+    for (const time of [
+      '2026-13-01T00:00:00.000000Z',
+      '2026-02-31T00:00:00.000000Z',
+      '2026-03-01T24:00:00.000000Z',
+    ]) {
+      expect(codec.decode(sign([time, 'x', scoped[2]]), SCOPE)).toBe('malformed');
+    }
+    // A leap day and a year before 100 are real.
+    for (const time of ['2024-02-29T23:59:59.999999Z', '0050-01-01T00:00:00.000000Z']) {
+      expect(codec.decode(sign([time, 'x', scoped[2]]), SCOPE)).toEqual({
+        timestamp: time,
+        id: 'x',
+      });
+    }
   });
 
   // A `!==` on the mac would tell an attacker, through response times, how many leading

@@ -28,6 +28,23 @@ const parseJson = (text: string): unknown => {
     return undefined;
   }
 };
+/** A timestamp PostgreSQL accepts: the form above, and a real date and time (no 13th month). */
+function isInstant(timestamp: string): boolean {
+  if (!TIMESTAMP.test(timestamp)) return false;
+  if (timestamp === '-infinity') return true;
+  const [year, month, day, hours, minutes, seconds] = (timestamp.match(/\d+/g) ?? []).map(Number);
+  const instant = new Date(0);
+  instant.setUTCFullYear(year, month - 1, day);
+  instant.setUTCHours(hours, minutes, seconds);
+  return (
+    instant.getUTCFullYear() === year &&
+    instant.getUTCMonth() === month - 1 &&
+    instant.getUTCDate() === day &&
+    instant.getUTCHours() === hours &&
+    instant.getUTCMinutes() === minutes &&
+    instant.getUTCSeconds() === seconds
+  );
+}
 const base64url = (data: Buffer | string) => Buffer.from(data).toString('base64url');
 const digestOf = (scope: string) =>
   base64url(hash('sha256', scope, 'buffer').subarray(0, SCOPE_DIGEST_LENGTH));
@@ -68,7 +85,7 @@ export class CursorCodec {
     const fields = parseJson(Buffer.from(payload, 'base64url').toString());
     if (!Array.isArray(fields)) return 'malformed';
     const [timestamp, id, scopeDigest] = fields;
-    if (typeof timestamp !== 'string' || !TIMESTAMP.test(timestamp)) return 'malformed';
+    if (typeof timestamp !== 'string' || !isInstant(timestamp)) return 'malformed';
     if (typeof id !== 'string' || !isStorableText(id)) return 'malformed';
     return scopeDigest === digestOf(scope) ? { timestamp, id } : 'other-scope';
   }
