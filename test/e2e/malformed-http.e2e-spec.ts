@@ -135,8 +135,7 @@ describe('Malformed HTTP', () => {
 
   it('invites no body with 100 Continue: bodies are never read', async () => {
     const post = get('/api/data/links', 'Expect: 100-continue\r\nContent-Length: 5000\r\n');
-    const answer = await exchange(port, post.replace(/^GET/, 'POST'));
-    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 405 Method Not Allowed');
+    expect(await raw(port, post.replace(/^GET/, 'POST'))).toBe('HTTP/1.1 405 Method Not Allowed');
   });
 
   it('answers an HTTP/1.1 request without Host in the app: its request id is kept', async () => {
