@@ -39,6 +39,20 @@ function credentialsIn(text: string, objects: unknown[]): string[] {
   return found;
 }
 
+/** Whether labels match a kubectl selector of `key=value` and `key in (a,b)` terms. */
+function matchesSelector(selector: string, labels: Record<string, string> = {}): boolean {
+  return selector.split(/,(?![^(]*\))/).every((term) => {
+    const within = /^\s*(\S+)\s+in\s+\(([^)]*)\)\s*$/.exec(term);
+    if (within)
+      return within[2]
+        .split(',')
+        .map((v) => v.trim())
+        .includes(labels[within[1]]);
+    const [key, value] = term.split('=').map((part) => part.trim());
+    return labels[key] === value;
+  });
+}
+
 // Validated in a plain Node process (kubernetes-models is ES modules only).
 function validate(objects: unknown[]): { kind: string; name: string; error: string | null }[] {
   const output = execFileSync('node', ['test/support/validate-k8s.mjs'], {
@@ -270,6 +284,18 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       name: deployment.metadata.name,
     });
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+  });
+
+  it('migrates first as documented: the step that applies the Job applies its ConfigMap, not the API', () => {
+    const operations = readFileSync('docs/operations.md', 'utf8');
+    const [, selector] = /kubectl apply -k deploy\/k8s -l '([^']+)'/.exec(operations) ?? [];
+    expect(selector).toBeDefined();
+    const applied = objects.filter((object) => matchesSelector(selector, object.metadata.labels));
+    const names = applied.map((object) => `${object.kind}/${object.metadata.name}`).sort();
+    const configMaps = job.containers[0].envFrom.map(
+      (from: { configMapRef: { name: string } }) => `ConfigMap/${from.configMapRef.name}`,
+    );
+    expect(names).toEqual([...configMaps, 'Job/links-clients-migrate'].sort());
   });
 
   it('migrates with the same command as docker-compose, as the same locked-down user', () => {
