@@ -1,7 +1,7 @@
 -- The two database roles of the Links and Clients API (see docs/operations.md):
 --   links_clients_owner  owns the schema; migrations and `npm run keys` run as this role.
 --   links_clients_api    the API's login: reads links, clients and api_keys, writes only
---                        api_keys.last_used_at, and may read other sessions' activity.
+--                        api_keys.last_used_at, and learns when the oldest writer started.
 -- Run with psql as an administrator, connected to the API's database, before the first
 -- migration (it creates the roles) and again after migrations (it grants on the tables they
 -- created). It is idempotent; a password is needed only to create a role or to change it:
@@ -46,12 +46,20 @@ FROM (VALUES (:'owner_role', :'owner_password', 'owner_password'),
 \gexec
 
 GRANT CONNECT ON DATABASE :"DBNAME" TO :"owner_role", :"api_role";
+-- No role needs temporary tables here: none may fill the database's disk with them.
+REVOKE TEMPORARY ON DATABASE :"DBNAME" FROM PUBLIC;
 -- PostgreSQL 14 and older let every role create objects in public; 15 already does not.
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE, CREATE ON SCHEMA public TO :"owner_role";
 GRANT USAGE ON SCHEMA public TO :"api_role";
--- Change feeds find their safe point among other sessions in pg_stat_activity.
-GRANT pg_read_all_stats TO :"api_role";
+-- Change feeds find their safe point among other sessions in pg_stat_activity through
+-- oldest_writer_start(), which runs with the owner's rights: the API learns the oldest writer's
+-- start and nothing else. (Earlier releases granted pg_read_all_stats to the API's role, which
+-- let it read every session's SQL text.)
+GRANT pg_read_all_stats TO :"owner_role";
+SELECT format('REVOKE pg_read_all_stats FROM %I', :'api_role')
+WHERE pg_has_role(:'api_role', 'pg_read_all_stats', 'MEMBER')
+\gexec
 -- Behind a pooler that drops startup parameters, this holds what the API asks for at connect.
 ALTER ROLE :"api_role" SET statement_timeout = :'statement_timeout';
 -- Earlier releases set plan_cache_mode here; the API now chooses which statements keep a plan.
@@ -68,5 +76,8 @@ WHERE to_regclass(format('public.%I', t)) IS NOT NULL
 -- The write-behind of a key's last use, and no other column: a revoked key stays revoked.
 SELECT format('GRANT UPDATE (last_used_at) ON public.api_keys TO %I', :'api_role')
 WHERE to_regclass('public.api_keys') IS NOT NULL
+\gexec
+SELECT format('GRANT EXECUTE ON FUNCTION public.oldest_writer_start() TO %I', :'api_role')
+WHERE to_regprocedure('public.oldest_writer_start()') IS NOT NULL
 \gexec
 RESET ROLE;

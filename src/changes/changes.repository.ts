@@ -16,19 +16,14 @@ const SAFE_POINT_MARGIN = `interval '100 milliseconds'`;
  * A writer holds a transaction id before it stamps anything (the trigger sees to that), and
  * every stamp of a transaction is at or after its xact_start; a transaction without an id
  * (a backup, a report, a writer before its first write) stamps later than now(), if ever.
- * A writer whose xact_start this role may not see (other roles' sessions, without
- * pg_read_all_stats), or a prepared transaction of this database (its start is unknown), holds
- * the feed where it is: it may be late, never skip. Other databases' transactions cannot write
- * these tables. Run on the primary, as its own statement before the page's, so the page's
- * snapshot is taken after every transaction finished here has committed.
+ * oldest_writer_start() (a migration) gives the oldest writer's start in this database, or
+ * -infinity while one's start is unknown, which holds the feed where it is: it may be late,
+ * never skip. Other databases' transactions cannot write these tables. Run on the primary, as
+ * its own statement before the page's, so the page's snapshot is taken after every
+ * transaction finished here has committed.
  */
 export const SAFE_POINT_QUERY = `
-  SELECT ${printedTimestamp(`CASE
-      WHEN EXISTS (SELECT FROM pg_prepared_xacts WHERE database = current_database())
-        OR bool_or(xact_start IS NULL)
-        THEN '-infinity'::timestamptz
-      ELSE least(now(), min(xact_start)) - ${SAFE_POINT_MARGIN} END`)} AS "safePoint"
-  FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname = current_database()`;
+  SELECT ${printedTimestamp(`(least(now(), oldest_writer_start()) - ${SAFE_POINT_MARGIN})`)} AS "safePoint"`;
 
 // The links columns are unqualified, which the alias `c` does not disturb.
 const FEED_COLUMNS: Record<Feed, string> = { links: LINK_COLUMNS, clients: CLIENT_COLUMNS };

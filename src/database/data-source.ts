@@ -4,6 +4,7 @@ import { CreateApiKeys1767312000000 } from './migrations/1767312000000-CreateApi
 import { CoverListQueries1767398400000 } from './migrations/1767398400000-CoverListQueries';
 import { StampChangesForFeeds1767484800000 } from './migrations/1767484800000-StampChangesForFeeds';
 import { CoverListPages1767571200000 } from './migrations/1767571200000-CoverListPages';
+import { ReadWritersPrivately1767657600000 } from './migrations/1767657600000-ReadWritersPrivately';
 import { withLibpqSslMode } from './ssl-mode';
 
 export interface DatabaseSettings {
@@ -42,6 +43,7 @@ export function dataSourceOptions({
       CoverListQueries1767398400000,
       StampChangesForFeeds1767484800000,
       CoverListPages1767571200000,
+      ReadWritersPrivately1767657600000,
     ],
     // Each migration in its own transaction, or none where it builds indexes concurrently.
     migrationsTransactionMode: 'each',
