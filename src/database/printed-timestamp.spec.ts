@@ -15,8 +15,10 @@ describe('printed timestamps', () => {
     expect(isoMicros(printed)).toBe(micros);
   });
 
-  it('passes on what has no RFC 3339 form', () => {
+  it('passes on infinity, and keeps the era of a date before year 1', () => {
     expect(isoMillis('"infinity"')).toBe('infinity');
-    expect(isoMillis('"0001-01-01T00:00:00 BC"')).toBe('0001-01-01T00:00:00 BC');
+    expect(isoMicros('"-infinity"')).toBe('-infinity');
+    expect(isoMillis('"0001-01-01T00:00:00 BC"')).toBe('0001-01-01T00:00:00.000Z BC');
+    expect(isoMicros('"0044-03-15T12:00:00.1234 BC"')).toBe('0044-03-15T12:00:00.123400Z BC');
   });
 });

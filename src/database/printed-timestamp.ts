@@ -7,7 +7,7 @@
 export const printedTimestamp = (column: string) => `to_json(${column} AT TIME ZONE 'UTC')::text`;
 
 const FULL_LENGTH = '"2026-01-02T03:04:05.123456"'.length;
-const PRINTED = /^"(\d{4,}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?"$/;
+const PRINTED = /^"(\d{4,}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?( BC)?"$/;
 
 function withFraction(printed: string, digits: number): string {
   // The common case, all six digits printed: a slice.
@@ -15,10 +15,11 @@ function withFraction(printed: string, digits: number): string {
     return `${printed.slice(1, 21 + digits)}Z`;
   }
   const parts = PRINTED.exec(printed);
-  // BC dates and ±infinity have no such form: passed on as printed.
+  // ±infinity has no such form: passed on as printed.
   if (!parts) return printed.slice(1, -1);
-  const [, dateTime, fraction = ''] = parts;
-  return `${dateTime}.${fraction.padEnd(6, '0').slice(0, digits)}Z`;
+  // A date before year 1 keeps PostgreSQL's era, which it reads back: `0044-03-15T12:00:00.000Z BC`.
+  const [, dateTime, fraction = '', era = ''] = parts;
+  return `${dateTime}.${fraction.padEnd(6, '0').slice(0, digits)}Z${era}`;
 }
 
 /** The API's form (docs/api.md, Resources), like Date#toISOString: `2026-01-02T03:04:05.123Z` (cut, not rounded). */

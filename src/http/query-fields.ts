@@ -2,11 +2,15 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, TransformFnParams } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { MAX_REQUEST_HEAD_BYTES } from './client-error';
 
 // The query parameters every paged route shares (docs/api.md, Endpoints), one decorator each.
 
 export const MAX_LIMIT = 1000;
-export const MAX_CURSOR_LENGTH = 2048;
+// A cursor carries its row's id, JSON-escaped and in base64: one after a 255-character id of
+// control characters is ~2,100 characters. Whatever id a row has, its cursor is accepted as
+// long as the request head holds it.
+export const MAX_CURSOR_LENGTH = MAX_REQUEST_HEAD_BYTES;
 
 // Decimal digits only. Number() alone would accept '1e2', '0x10', ' 2' and '+2'.
 export const digitsToNumber = ({ value }: TransformFnParams): unknown =>

@@ -110,16 +110,30 @@ describe('CursorCodec', () => {
     expect(codec.decode(sign(['2026-03-01T10:05:00.000001Z', 'a\0b', scoped[2]]), SCOPE)).toBe(
       'malformed',
     );
-    // Times PostgreSQL refuses: a 13th month, a 31st of February, a 24th hour.
+    // Times PostgreSQL refuses: a 13th month, a 31st of February, a 24th hour, a year 0 (1 BC
+    // precedes 1 AD), a day before its earliest, 4714-11-24 BC.
     for (const time of [
       '2026-13-01T00:00:00.000000Z',
       '2026-02-31T00:00:00.000000Z',
       '2026-03-01T24:00:00.000000Z',
+      '0000-01-01T00:00:00.000000Z',
+      '0000-01-01T00:00:00.000000Z BC',
+      '4714-11-23T23:59:59.999999Z BC',
+      '0002-02-29T00:00:00.000000Z BC',
+      'Infinity',
     ]) {
       expect(codec.decode(sign([time, 'x', scoped[2]]), SCOPE)).toBe('malformed');
     }
-    // A leap day and a year before 100 are real.
-    for (const time of ['2024-02-29T23:59:59.999999Z', '0050-01-01T00:00:00.000000Z']) {
+    // A leap day, a year before 100, dates before year 1 (5 BC was a leap year) and infinity
+    // are real: rows can hold them, so cursors must.
+    for (const time of [
+      '2024-02-29T23:59:59.999999Z',
+      '0050-01-01T00:00:00.000000Z',
+      '0005-02-29T00:00:00.000000Z BC',
+      '4714-11-24T00:00:00.000000Z BC',
+      'infinity',
+      '-infinity',
+    ]) {
       expect(codec.decode(sign([time, 'x', scoped[2]]), SCOPE)).toEqual({
         timestamp: time,
         id: 'x',

@@ -18,8 +18,11 @@ export interface CursorSecrets {
 
 const MAC_LENGTH = 16;
 const SCOPE_DIGEST_LENGTH = 8;
-// -infinity is the start of a change feed, before any row.
-const TIMESTAMP = /^(\d{4,}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z|-infinity)$/;
+// What isoMicros prints: -infinity is also the start of a change feed, before any row.
+const TIMESTAMP = /^(\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\.\d{6}Z( BC)?$/;
+const INFINITE = new Set(['infinity', '-infinity']);
+// PostgreSQL's earliest instant, 4714-11-24 BC: the year -4713 counted astronomically.
+const EARLIEST = Date.UTC(-4713, 10, 24);
 
 const parseJson = (text: string): unknown => {
   try {
@@ -28,15 +31,23 @@ const parseJson = (text: string): unknown => {
     return undefined;
   }
 };
-/** A timestamp PostgreSQL accepts: the form above, and a real date and time (no 13th month). */
+/**
+ * A timestamp PostgreSQL accepts: the form above, a real date and time (no 13th month, no year
+ * 0: 1 BC precedes 1 AD), within PostgreSQL's range.
+ */
 function isInstant(timestamp: string): boolean {
-  if (!TIMESTAMP.test(timestamp)) return false;
-  if (timestamp === '-infinity') return true;
-  const [year, month, day, hours, minutes, seconds] = (timestamp.match(/\d+/g) ?? []).map(Number);
+  if (INFINITE.has(timestamp)) return true;
+  const parts = TIMESTAMP.exec(timestamp);
+  if (!parts) return false;
+  const [month, day, hours, minutes, seconds] = parts.slice(2, 7).map(Number);
+  const yearOfEra = Number(parts[1]);
+  const year = parts[7] ? 1 - yearOfEra : yearOfEra;
   const instant = new Date(0);
   instant.setUTCFullYear(year, month - 1, day);
   instant.setUTCHours(hours, minutes, seconds);
   return (
+    yearOfEra > 0 &&
+    instant.getTime() >= EARLIEST &&
     instant.getUTCFullYear() === year &&
     instant.getUTCMonth() === month - 1 &&
     instant.getUTCDate() === day &&

@@ -182,7 +182,7 @@ describe('OpenAPI document', () => {
     const cursor = document.paths['/api/data/clients'].get.parameters.find(
       (p: { name: string }) => p.name === 'cursor',
     );
-    expect(cursor.schema).toMatchObject({ maxLength: 2048 });
+    expect(cursor.schema).toMatchObject({ maxLength: 16384 });
     // Shown in the description, not as an example the docs page would send on every call.
     expect(cursor.schema.example).toBeUndefined();
     expect(cursor.description).toMatch(/such as `[\w-]+\.[\w-]+`/);

@@ -1,12 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { CursorField, LimitField, LinkIdField } from '../../http/query-fields';
+import { CursorField, LimitField, LinkIdField, MAX_CURSOR_LENGTH } from '../../http/query-fields';
 import { CursorPosition, SignedCursor } from '../../http/signed-cursor';
 
 const CURSOR_DOC = {
   description:
     'Continue after the position of an earlier response: its meta.nextCursor, from the same ' +
     'feed with the same filter. Omitted, the feed starts at the beginning (a full copy).',
-  maxLength: 2048,
+  maxLength: MAX_CURSOR_LENGTH,
 };
 
 /** What a feed cursor is bound to: its feed, and on the client feed its linkId filter. */
