@@ -129,7 +129,16 @@ describe('validateEnv', () => {
     ['API_KEYS', ' , ,', 'API_KEYS must list at least one key'],
     ['CURSOR_SECRET', 'x'.repeat(31), 'CURSOR_SECRET must be at least 32 characters'],
     ['CURSOR_SECRET_PREVIOUS', 'short', 'CURSOR_SECRET_PREVIOUS must be at least 32 characters'],
-    ['API_KEYS', 'good,has space', 'API_KEYS keys must not contain whitespace'],
+    [
+      'API_KEYS',
+      'good,has space',
+      'API_KEYS keys must be visible ASCII characters: no whitespace, no other characters',
+    ],
+    [
+      'API_KEYS',
+      'good,ключ-ключ-ключ-ключ-ключ-ключ-ключ',
+      'API_KEYS keys must be visible ASCII characters: no whitespace, no other characters',
+    ],
     [
       'KEY_CACHE_TTL_MS',
       '50',

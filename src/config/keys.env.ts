@@ -7,7 +7,12 @@ export class KeysEnv {
   @IsOptional()
   @CommaList()
   @ArrayNotEmpty({ message: 'API_KEYS must list at least one key' })
-  @Matches(/^\S+$/, { each: true, message: 'API_KEYS keys must not contain whitespace' })
+  // An HTTP header carries visible ASCII intact; Node reads other bytes one character each, so
+  // a key with any other character could never match.
+  @Matches(/^[\x21-\x7e]+$/, {
+    each: true,
+    message: 'API_KEYS keys must be visible ASCII characters: no whitespace, no other characters',
+  })
   API_KEYS?: string[];
 
   // How long the database keys are cached, so also how late a revocation may take effect.
