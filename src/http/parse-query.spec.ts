@@ -1,4 +1,4 @@
-import { parseQuery } from './parse-query';
+import { MALFORMED_NAMES, parseQuery } from './parse-query';
 
 describe('parseQuery', () => {
   it('decodes as a form: + is a space, percent-escapes decoded', () => {
@@ -31,8 +31,20 @@ describe('parseQuery', () => {
     parser.mockRestore();
   });
 
-  it('never throws on malformed escapes', () => {
-    expect({ ...parseQuery('a=%ZZ&b=%&c=%E0%A4%A') }).toEqual({ a: '%ZZ', b: '%', c: '\uFFFD%A' });
+  it('never throws on malformed escapes, and lists the parameters that have one', () => {
+    const query = parseQuery('a=%ZZ&b=%&c=%E0%A4%A&d=%E2%82%AC&e=%FF&f=%ED%A0%80&%FE=1&g=%25');
+    expect({ ...query }).toEqual({
+      a: '%ZZ',
+      b: '%',
+      c: '\uFFFD%A',
+      d: '€',
+      e: '\uFFFD',
+      f: '\uFFFD\uFFFD\uFFFD',
+      '\uFFFD': '1',
+      g: '%',
+    });
+    expect(query[MALFORMED_NAMES]).toEqual(['a', 'b', 'c', 'e', 'f', '\uFFFD']);
+    expect(parseQuery('d=%E2%82%AC&e=%EF%BF%BD+x')[MALFORMED_NAMES]).toBeUndefined();
   });
 
   it('reads a name without = as an empty value, and has no key limit', () => {

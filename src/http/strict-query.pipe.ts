@@ -1,7 +1,8 @@
 import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync } from 'class-validator';
-import { INVALID_QUERY } from './error-texts';
+import { INVALID_PERCENT_ENCODING, INVALID_QUERY } from './error-texts';
+import { MALFORMED_NAMES, ParsedQuery } from './parse-query';
 import { CursorCodec, CursorError, cursorBindingOf } from './signed-cursor';
 
 export const UNKNOWN_PARAMETER = 'is not a known parameter';
@@ -29,12 +30,14 @@ export class StrictQueryPipe implements PipeTransform {
 
   transform(value: unknown, { type, metatype }: ArgumentMetadata): unknown {
     if (type !== 'query' || !metatype) return value;
-    const query = value as Record<string, unknown>;
+    const query = value as ParsedQuery;
     const known = declaredNames(metatype);
     const errors: ParameterError[] = [];
     const accepted: Record<string, unknown> = Object.create(null);
+    const malformed = query[MALFORMED_NAMES];
     for (const [name, value] of Object.entries(query)) {
       if (!known.has(name)) errors.push({ name, reason: UNKNOWN_PARAMETER });
+      else if (malformed?.includes(name)) errors.push({ name, reason: INVALID_PERCENT_ENCODING });
       else if (Array.isArray(value)) errors.push({ name, reason: 'must be given only once' });
       else accepted[name] = value;
     }

@@ -178,6 +178,9 @@ describe('Change feeds', () => {
         { name: 'linkId', reason: 'is not a known parameter' },
         { name: 'page', reason: 'is not a known parameter' },
       ]);
+      await expect400('/api/data/changes/clients?linkId=l-%FF', [
+        { name: 'linkId', reason: 'must be valid percent-encoded UTF-8' },
+      ]);
     });
 
     it('rejects a cursor from another feed, another filter or the client list', async () => {

@@ -9,6 +9,7 @@ const IS_DELETED = 'must be true or false';
 const STATUS = 'must be one of: new, connected';
 const UNKNOWN = 'is not a known parameter';
 const REPEATED = 'must be given only once';
+const MALFORMED = 'must be valid percent-encoded UTF-8';
 
 describe('List Clients query validation (docs/api.md, Endpoints)', () => {
   let t: TestApp;
@@ -69,6 +70,15 @@ describe('List Clients query validation (docs/api.md, Endpoints)', () => {
     ['statu=new', [{ name: 'statu', reason: UNKNOWN }]],
     ['access_token=test-key-primary', [{ name: 'access_token', reason: UNKNOWN }]],
     ['=x', [{ name: '', reason: UNKNOWN }]],
+    // As in a path: a % that starts no escape, or escapes that are not UTF-8, are not read as
+    // something else (U+FFFD, or the % itself) but refused.
+    ['linkId=%FF', [{ name: 'linkId', reason: MALFORMED }]],
+    ['linkId=%E0%A4%A', [{ name: 'linkId', reason: MALFORMED }]],
+    ['linkId=%ED%A0%80', [{ name: 'linkId', reason: MALFORMED }]], // a surrogate
+    ['linkId=100%', [{ name: 'linkId', reason: MALFORMED }]],
+    ['status=new&linkId=a%ZZ', [{ name: 'linkId', reason: MALFORMED }]],
+    ['limit=%FF', [{ name: 'limit', reason: MALFORMED }]],
+    ['%FF=1', [{ name: '\uFFFD', reason: UNKNOWN }]],
     ['foo=1&foo=2', [{ name: 'foo', reason: UNKNOWN }]],
     [
       'limit=1001&foo=1&status=deleted&page=0&isDeleted=yes&linkId=&bar',
@@ -115,6 +125,8 @@ describe('List Clients query validation (docs/api.md, Endpoints)', () => {
     '?status=new',
     '?status=connected',
     '?linkId=%00',
+    '?linkId=%EF%BF%BD',
+    '?linkId=%E2%82%AC+%25',
   ])('%s is valid', async (query) => {
     await request(t.app.getHttpServer()).get(`/api/data/clients${query}`).set(AUTH).expect(200);
   });
