@@ -62,8 +62,12 @@ export class DatabasePing {
       // The connection may still be running the timed-out query: it is closed, not reused.
       client?.release(true);
       isUp = false;
-      this.logger.warn(`Readiness: ${this.name} did not answer: ${(error as Error).message}`);
+      // Once when it stops answering, not at every probe (every few seconds, from every kubelet).
+      if (this.last?.isUp !== false) {
+        this.logger.warn(`Readiness: ${this.name} did not answer: ${(error as Error).message}`);
+      }
     }
+    if (isUp && this.last?.isUp === false) this.logger.log(`Readiness: ${this.name} answers again`);
     this.last = { isUp, responseTime: Date.now() - started, at: Date.now() };
     return this.last;
   }

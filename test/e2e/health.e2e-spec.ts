@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { DatabasePing, PING_CACHE_MS } from '../../src/health/database-ping';
@@ -69,6 +70,9 @@ describe('Health probes', () => {
   });
 
   it('ready: 503 within the timeout while the database is cut off; live stays 200', async () => {
+    const log = jest.spyOn(Logger.prototype, 'log');
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    const error = jest.spyOn(Logger.prototype, 'error');
     await proxy.down();
     try {
       await sleep(PING_CACHE_MS + 50); // the answer of the test before, reused until then
@@ -85,6 +89,8 @@ describe('Health probes', () => {
       expect(JSON.stringify(res.body)).not.toMatch(INTERNALS);
       const live = await get('/health/live').expect(200);
       expect(live.body.status).toBe('ok');
+      await sleep(PING_CACHE_MS + 50);
+      await get('/health/ready').expect(503); // a second probe, pinging again
     } finally {
       await proxy.up();
     }
@@ -92,6 +98,15 @@ describe('Health probes', () => {
       what: 'readiness once the database is back',
       intervalMs: 100,
     });
+    await get('/health/ready').expect(200);
+    // One line when readiness is lost and one when it is back, however many probes failed.
+    const lines = (spy: jest.SpyInstance) => spy.mock.calls.map(([message]) => String(message));
+    expect(lines(warn)).toEqual([
+      expect.stringMatching(/^Readiness: database did not answer: .*ECONNREFUSED/),
+    ]);
+    expect(lines(log)).toEqual(['Readiness: database answers again']);
+    expect(error).not.toHaveBeenCalled();
+    [log, warn, error].forEach((spy) => spy.mockRestore());
   });
 
   it('ready: 200 while every connection of the request pool is held by a slow query', async () => {
