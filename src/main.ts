@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { getHeapStatistics } from 'node:v8';
 import { unboundedYoungGenerationWarning } from './garbage-collection';
+import { unencryptedDatabaseWarning } from './database/ssl-mode';
 import { shutDownGracefully } from './health/graceful-shutdown';
 import { weakApiKeyProblems } from './api-keys/environment-keys';
 import { splitList } from './config/env-decorators';
@@ -24,8 +25,18 @@ refuseInvalidEnvironment()
     const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
     const logger = new Logger('Main');
     logger.log(`Links and Clients API listening on ${url} (V8 heap limit ${heapLimitMb} MB)`);
-    const warning = unboundedYoungGenerationWarning(process.env.NODE_OPTIONS, process.execArgv);
-    if (warning) logger.warn(warning);
+    const databases = [
+      { variable: 'DATABASE_URL', url: process.env.DATABASE_URL ?? '' },
+      ...splitList(process.env.DATABASE_REPLICA_URLS ?? '').map((url) => ({
+        variable: 'DATABASE_REPLICA_URLS',
+        url,
+      })),
+    ];
+    const warnings = [
+      unboundedYoungGenerationWarning(process.env.NODE_OPTIONS, process.execArgv),
+      unencryptedDatabaseWarning(databases),
+    ];
+    for (const warning of warnings) if (warning) logger.warn(warning);
   })
   .catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);

@@ -10,9 +10,7 @@ const MODES = ['disable', 'require', 'verify-ca', 'verify-full'];
  * `prefer` and `allow` are refused: pg cannot fall back to a plain connection as libpq does.
  */
 export function withLibpqSslMode(url: string, variable: string): string {
-  // The query string alone: pg also takes URLs WHATWG refuses (`postgres://u@/db?host=/run/pg`).
-  const query = url.includes('?') ? url.slice(url.indexOf('?') + 1).split('#')[0] : '';
-  const params = new URLSearchParams(query);
+  const params = paramsOf(url);
   const mode = params.get('sslmode');
   if (mode === null) return url;
   if (!MODES.includes(mode))
@@ -29,4 +27,29 @@ export function withLibpqSslMode(url: string, variable: string): string {
     }
   }
   return params.has('uselibpqcompat') ? url : `${url}&uselibpqcompat=true`;
+}
+
+/**
+ * A URL without `sslmode` connects unencrypted (where libpq would try TLS first): said once at
+ * start for a database that is not on this host, whose passwords and rows would cross a network.
+ */
+export function unencryptedDatabaseWarning(urls: { variable: string; url: string }[]) {
+  const remote = urls.filter(({ url }) => !paramsOf(url).has('sslmode') && !isLocal(url));
+  if (remote.length === 0) return undefined;
+  const names = [...new Set(remote.map(({ variable }) => variable))].join(' and ');
+  return `${names} without sslmode: the connection is not encrypted; add sslmode=verify-full (docs/operations.md, TLS to PostgreSQL)`;
+}
+
+// The query string alone: pg also takes URLs WHATWG refuses (`postgres://u@/db?host=/run/pg`).
+function paramsOf(url: string): URLSearchParams {
+  return new URLSearchParams(
+    url.includes('?') ? url.slice(url.indexOf('?') + 1).split('#')[0] : '',
+  );
+}
+
+function isLocal(url: string): boolean {
+  const socket = paramsOf(url).get('host');
+  if (socket?.startsWith('/')) return true;
+  const host = /^[a-z]+:\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(url)?.[1] ?? '';
+  return ['', 'localhost', '127.0.0.1', '[::1]'].includes(host.toLowerCase());
 }
