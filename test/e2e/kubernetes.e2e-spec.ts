@@ -67,8 +67,10 @@ function validate(objects: unknown[]): { kind: string; name: string; error: stri
 describe('Kubernetes manifests (deploy/k8s)', () => {
   const rendered = execFileSync('kubectl', ['kustomize', 'deploy/k8s'], { encoding: 'utf8' });
   const objects = parseAllDocuments(rendered).map((doc) => doc.toJSON());
-  const find = (kind: string) => {
-    const found = objects.filter((object) => object.kind === kind);
+  const find = (kind: string, name?: string) => {
+    const found = objects.filter(
+      (object) => object.kind === kind && (name === undefined || object.metadata.name === name),
+    );
     expect(found).toHaveLength(1);
     return found[0];
   };
@@ -90,6 +92,7 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       'HorizontalPodAutoscaler',
       'Job',
       'Namespace',
+      'NetworkPolicy',
       'NetworkPolicy',
       'PodDisruptionBudget',
       'Service',
@@ -268,7 +271,7 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     expect(selects(service.spec.selector)).toBe(true);
     expect(service.spec.ports[0].targetPort).toBe('http');
     expect(selects(find('PodDisruptionBudget').spec.selector.matchLabels)).toBe(true);
-    const policy = find('NetworkPolicy');
+    const policy = find('NetworkPolicy', 'links-clients-api');
     expect(selects(policy.spec.podSelector.matchLabels)).toBe(true);
     expect(policy.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
     // DNS, PostgreSQL, and Redis for shared rate limits.
@@ -286,6 +289,21 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
   });
 
+  it('lets the migration Job reach only DNS and PostgreSQL, and nothing reach it', () => {
+    const policy = find('NetworkPolicy', 'links-clients-migrate');
+    const podLabels = find('Job').spec.template.metadata.labels;
+    const selector = policy.spec.podSelector.matchLabels as Record<string, string>;
+    expect(Object.entries(selector).every(([key, value]) => podLabels[key] === value)).toBe(true);
+    expect(podLabels['app.kubernetes.io/component']).toBe('migration');
+    expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(policy.spec.ingress).toBeUndefined();
+    expect(
+      policy.spec.egress.flatMap((rule: { ports: { port: number }[] }) =>
+        rule.ports.map((port) => port.port),
+      ),
+    ).toEqual([53, 53, 5432]);
+  });
+
   it('migrates first as documented: the step that applies the Job applies its ConfigMap, not the API', () => {
     const operations = readFileSync('docs/operations.md', 'utf8');
     const [, selector] = /kubectl apply -k deploy\/k8s -l '([^']+)'/.exec(operations) ?? [];
@@ -295,7 +313,9 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     const configMaps = job.containers[0].envFrom.map(
       (from: { configMapRef: { name: string } }) => `ConfigMap/${from.configMapRef.name}`,
     );
-    expect(names).toEqual([...configMaps, 'Job/links-clients-migrate'].sort());
+    expect(names).toEqual(
+      [...configMaps, 'Job/links-clients-migrate', 'NetworkPolicy/links-clients-migrate'].sort(),
+    );
   });
 
   it('migrates with the same command as docker-compose, as the same locked-down user', () => {
