@@ -4,7 +4,6 @@ import { bearerKeyOf } from './bearer-key';
 import { DatabaseApiKeys } from './database-api-keys';
 import { ApiKeys } from './environment-keys';
 import { LastUsedRecorder } from './last-used-recorder';
-import { withMigrationHint } from './missing-table';
 
 export interface ApiCaller {
   authenticatedBy: 'api-key';
@@ -46,11 +45,10 @@ export class ApiKeyVerifier implements OnApplicationBootstrap {
 
   /**
    * Refuses to start when every source of keys is missing. The database counts as a source
-   * when it holds an active key; reading it now also warms the cache and fails the start
-   * clearly when the api_keys migration has not been run.
+   * when it holds an active key; reading it now also warms the cache.
    */
   async onApplicationBootstrap(): Promise<void> {
-    const count = await withMigrationHint(() => this.databaseKeys.count());
+    const count = await this.databaseKeys.count();
     if (count === 0 && this.environmentKeys.size === 0) {
       throw new Error(
         'No API keys: set API_KEYS, or create a key with `npm run keys -- create --name <name>`',

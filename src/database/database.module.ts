@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseEnv } from '../config/database.env';
 import { dataSourceOptions } from './data-source';
 import { DatabaseReader } from './database-reader';
+import { SchemaAccess } from './schema-access';
 
 @Module({
   imports: [
@@ -20,7 +21,7 @@ import { DatabaseReader } from './database-reader';
       }),
     }),
   ],
-  providers: [DatabaseReader],
+  providers: [DatabaseReader, SchemaAccess],
   exports: [DatabaseReader],
 })
 export class DatabaseModule {}

@@ -68,13 +68,22 @@ describe('Least privilege: the API as links_clients_api, migrations as the owner
 
     process.env.DATABASE_URL = as(api);
     delete process.env.API_KEYS;
+    app = await startApp();
+  }, 60000);
+
+  async function startApp(): Promise<NestExpressApplication> {
     const moduleRef = await Test.createTestingModule({
       imports: [await AppModule.forRoot()],
     }).compile();
-    app = moduleRef.createNestApplication<NestExpressApplication>(APP_OPTIONS);
-    configureApp(app);
-    await app.init();
-  }, 60000);
+    const started = moduleRef.createNestApplication<NestExpressApplication>(APP_OPTIONS);
+    configureApp(started);
+    try {
+      return await started.init();
+    } catch (error) {
+      await started.close();
+      throw error;
+    }
+  }
 
   afterAll(async () => {
     await app?.close();
@@ -108,6 +117,19 @@ describe('Least privilege: the API as links_clients_api, migrations as the owner
       { what: 'api_keys.last_used_at to be written', timeoutMs: 5000, intervalMs: 100 },
     );
     expect(lastUsed).toBeInstanceOf(Date);
+  });
+
+  it('refuses to start as a role roles.sql has not granted what the API uses', async () => {
+    await admin.query(`REVOKE SELECT ON clients FROM ${api.name}`);
+    await admin.query(`REVOKE EXECUTE ON FUNCTION oldest_writer_start() FROM ${api.name}`);
+    try {
+      await expect(startApp()).rejects.toThrow(
+        'The database role may not use clients, oldest_writer_start(): run deploy/sql/roles.sql after the migrations',
+      );
+    } finally {
+      await roles({});
+    }
+    await (await startApp()).close();
   });
 
   describe('the role itself', () => {
