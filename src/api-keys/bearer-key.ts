@@ -7,3 +7,16 @@ const BEARER_CREDENTIALS = /^bearer (.+)$/is;
 export function bearerKeyOf(request: Pick<Request, 'headers'>): string | undefined {
   return BEARER_CREDENTIALS.exec(request.headers.authorization ?? '')?.[1];
 }
+
+/**
+ * Whether the request carries more than one Authorization field. Node keeps the first and drops
+ * the others, so which key counted would depend on the order a proxy or client put them in.
+ */
+export function hasRepeatedAuthorization(request: Pick<Request, 'rawHeaders'>): boolean {
+  let count = 0;
+  const fields = request.rawHeaders;
+  for (let i = 0; i < fields.length; i += 2) {
+    if (fields[i].length === 13 && fields[i].toLowerCase() === 'authorization') count++;
+  }
+  return count > 1;
+}

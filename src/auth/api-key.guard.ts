@@ -1,12 +1,17 @@
-import { ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ExecutionContext,
+  Injectable,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { Request, Response } from 'express';
 import { ApiCaller } from '../api-keys/api-key-verifier';
-import { bearerKeyOf } from '../api-keys/bearer-key';
+import { bearerKeyOf, hasRepeatedAuthorization } from '../api-keys/bearer-key';
 import { headerOnly, HeaderOnlyRequest } from './header-only-request';
 import { IS_PUBLIC } from './public.decorator';
-import { API_KEY_REQUIRED } from '../http/error-texts';
+import { API_KEY_REQUIRED, AUTHORIZATION_REPEATED } from '../http/error-texts';
 import { routeFlag } from '../http/route-flag';
 
 /** The global guard: every route needs a valid API key unless marked @Public(). */
@@ -21,6 +26,14 @@ export class ApiKeyGuard extends AuthGuard('bearer') {
 
   override canActivate(context: ExecutionContext) {
     if (this.isPublic(context)) return true;
+    const http = context.switchToHttp();
+    if (hasRepeatedAuthorization(http.getRequest<Request>())) {
+      // RFC 6750: a request that repeats its credentials is malformed, a 400.
+      http
+        .getResponse<Response>()
+        .setHeader('WWW-Authenticate', 'Bearer realm="api", error="invalid_request"');
+      throw new BadRequestException(AUTHORIZATION_REPEATED);
+    }
     return super.canActivate(context);
   }
 
