@@ -5,6 +5,7 @@ import { unencryptedDatabaseWarning } from './database/ssl-mode';
 import { shutDownGracefully } from './health/graceful-shutdown';
 import { weakApiKeyProblems } from './api-keys/environment-keys';
 import { splitList } from './config/env-decorators';
+import { DatabaseEnv } from './config/database.env';
 import { validateEnvSections } from './config/env';
 import { startApi } from './start-api';
 
@@ -25,12 +26,10 @@ refuseInvalidEnvironment()
     const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
     const logger = new Logger('Main');
     logger.log(`Links and Clients API listening on ${url} (V8 heap limit ${heapLimitMb} MB)`);
+    const { DATABASE_URL, DATABASE_REPLICA_URLS } = app.get(DatabaseEnv);
     const databases = [
-      { variable: 'DATABASE_URL', url: process.env.DATABASE_URL ?? '' },
-      ...splitList(process.env.DATABASE_REPLICA_URLS ?? '').map((url) => ({
-        variable: 'DATABASE_REPLICA_URLS',
-        url,
-      })),
+      { variable: 'DATABASE_URL', url: DATABASE_URL },
+      ...DATABASE_REPLICA_URLS.map((url) => ({ variable: 'DATABASE_REPLICA_URLS', url })),
     ];
     const warnings = [
       unboundedYoungGenerationWarning(process.env.NODE_OPTIONS, process.execArgv),

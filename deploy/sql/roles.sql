@@ -46,8 +46,6 @@ FROM (VALUES (:'owner_role', :'owner_password', 'owner_password'),
 \gexec
 
 GRANT CONNECT ON DATABASE :"DBNAME" TO :"owner_role", :"api_role";
--- No role needs temporary tables here: none may fill the database's disk with them.
-REVOKE TEMPORARY ON DATABASE :"DBNAME" FROM PUBLIC;
 -- PostgreSQL 14 and older let every role create objects in public; 15 already does not.
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE, CREATE ON SCHEMA public TO :"owner_role";
@@ -58,7 +56,13 @@ GRANT USAGE ON SCHEMA public TO :"api_role";
 -- let it read every session's SQL text.)
 GRANT pg_read_all_stats TO :"owner_role";
 SELECT format('REVOKE pg_read_all_stats FROM %I', :'api_role')
-WHERE pg_has_role(:'api_role', 'pg_read_all_stats', 'MEMBER')
+FROM pg_auth_members
+WHERE roleid = 'pg_read_all_stats'::regrole AND member = to_regrole(:'api_role')
+\gexec
+SELECT format('DO $$ BEGIN RAISE WARNING %L; END $$',
+              format('%s still has pg_read_all_stats through another role (pg_monitor?): revoke that',
+                     :'api_role'))
+WHERE pg_has_role(:'api_role', 'pg_read_all_stats', 'USAGE')
 \gexec
 -- Behind a pooler that drops startup parameters, this holds what the API asks for at connect.
 ALTER ROLE :"api_role" SET statement_timeout = :'statement_timeout';

@@ -2,6 +2,7 @@ import { Request } from 'express';
 
 // docs/api.md, Authentication: the scheme word is case-insensitive and exactly one space precedes the key.
 const BEARER_CREDENTIALS = /^bearer (.+)$/is;
+const AUTHORIZATION = 'authorization';
 
 /** The key in the Authorization header, or undefined when the header is not `Bearer <key>`. */
 export function bearerKeyOf(request: Pick<Request, 'headers'>): string | undefined {
@@ -16,7 +17,8 @@ export function hasRepeatedAuthorization(request: Pick<Request, 'rawHeaders'>): 
   let count = 0;
   const fields = request.rawHeaders;
   for (let i = 0; i < fields.length; i += 2) {
-    if (fields[i].length === 13 && fields[i].toLowerCase() === 'authorization') count++;
+    const name = fields[i];
+    if (name.length === AUTHORIZATION.length && name.toLowerCase() === AUTHORIZATION) count++;
   }
   return count > 1;
 }

@@ -20,5 +20,8 @@ describe('printed timestamps', () => {
     expect(isoMicros('"-infinity"')).toBe('-infinity');
     expect(isoMillis('"0001-01-01T00:00:00 BC"')).toBe('0001-01-01T00:00:00.000Z BC');
     expect(isoMicros('"0044-03-15T12:00:00.1234 BC"')).toBe('0044-03-15T12:00:00.123400Z BC');
+    // As long as the full form of a date after year 1.
+    expect(isoMillis('"0044-03-15T12:00:00.123 BC"')).toBe('0044-03-15T12:00:00.123Z BC');
+    expect(isoMicros('"0044-03-15T12:00:00.123 BC"')).toBe('0044-03-15T12:00:00.123000Z BC');
   });
 });

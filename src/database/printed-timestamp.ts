@@ -10,8 +10,9 @@ const FULL_LENGTH = '"2026-01-02T03:04:05.123456"'.length;
 const PRINTED = /^"(\d{4,}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?( BC)?"$/;
 
 function withFraction(printed: string, digits: number): string {
-  // The common case, all six digits printed: a slice.
-  if (printed.length === FULL_LENGTH && printed[20] === '.') {
+  // The common case, all six digits printed: a slice. (`"0044-03-15T12:00:00.123 BC"` has the
+  // same length: its 27th character is no digit.)
+  if (printed.length === FULL_LENGTH && printed[20] === '.' && printed[26] <= '9') {
     return `${printed.slice(1, 21 + digits)}Z`;
   }
   const parts = PRINTED.exec(printed);

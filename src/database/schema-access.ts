@@ -1,45 +1,67 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DatabaseReader } from './database-reader';
 
-// What the API reads, and the one thing it writes (docs/operations.md, Database roles).
+const WRITERS = `to_regprocedure('oldest_writer_start()')`;
+
+/**
+ * What the API uses (docs/operations.md, Database roles): whether the migrations made each
+ * object, and whether this role may read each table (null for a missing one).
+ */
 const ACCESS_QUERY = `
-  SELECT what, to_regclass(tbl) IS NOT NULL AS "exists",
-         to_regclass(tbl) IS NOT NULL AND has_table_privilege(to_regclass(tbl), 'SELECT') AS allowed
-  FROM (VALUES ('links', 'links'), ('clients', 'clients'), ('api_keys', 'api_keys')) AS t (what, tbl)
+  SELECT t AS what, to_regclass(t) IS NOT NULL AS made,
+         has_table_privilege(to_regclass(t), 'SELECT') AS allowed
+  FROM unnest(ARRAY['links', 'clients', 'api_keys']) AS t
   UNION ALL
-  SELECT 'UPDATE of api_keys.last_used_at', to_regclass('api_keys') IS NOT NULL,
-         to_regclass('api_keys') IS NOT NULL
-           AND has_column_privilege('api_keys', 'last_used_at', 'UPDATE')
+  SELECT 'api_keys.last_used_at',
+         EXISTS (SELECT FROM pg_attribute
+                 WHERE attrelid = to_regclass('api_keys') AND attname = 'last_used_at'),
+         NULL
   UNION ALL
-  SELECT 'oldest_writer_start()', to_regprocedure('oldest_writer_start()') IS NOT NULL,
-         to_regprocedure('oldest_writer_start()') IS NOT NULL
-           AND has_function_privilege(to_regprocedure('oldest_writer_start()'), 'EXECUTE')`;
+  SELECT 'oldest_writer_start()', ${WRITERS} IS NOT NULL, NULL`;
+// Asked once every object exists: these checks raise an error on a missing one.
+const GRANTS_QUERY = `
+  SELECT has_column_privilege('api_keys', 'last_used_at', 'UPDATE') AS "updatesLastUse",
+         has_function_privilege(${WRITERS}, 'EXECUTE') AS "callsWriters",
+         (SELECT pg_has_role(proowner, 'pg_read_all_stats', 'USAGE')
+          FROM pg_proc WHERE oid = ${WRITERS}) AS "writersSeen"`;
 
 /**
  * Refuses to start on a schema the migrations have not made, or with a role not granted what
  * the API uses: such a pod would pass its readiness check (the database answers) and then fail
- * every request with a 500.
+ * every request with a 500, or, for the change feeds, stall without an error.
  */
 @Injectable()
 export class SchemaAccess implements OnModuleInit {
   constructor(private readonly database: DatabaseReader) {}
 
   async onModuleInit(): Promise<void> {
-    const rows = await this.database.query<{ what: string; exists: boolean; allowed: boolean }[]>(
-      ACCESS_QUERY,
-      [],
-      { primary: true },
-    );
-    const missing = rows.filter((row) => !row.exists).map((row) => row.what);
+    let text = ACCESS_QUERY;
+    const objects = await this.database.query<
+      { what: string; made: boolean; allowed: boolean | null }[]
+    >(text, [], { primary: true });
+    const missing = objects.filter((object) => !object.made).map((object) => object.what);
     if (missing.length > 0) {
       throw new Error(
         `The schema lacks ${missing.join(', ')}: run \`npm run migration:run\` first`,
       );
     }
-    const denied = rows.filter((row) => !row.allowed).map((row) => row.what);
+    text = GRANTS_QUERY;
+    const [grants] = await this.database.query<
+      { updatesLastUse: boolean; callsWriters: boolean; writersSeen: boolean }[]
+    >(text, [], { primary: true });
+    const denied = [
+      ...objects.filter((object) => object.allowed === false).map((object) => object.what),
+      ...(grants.updatesLastUse ? [] : ['UPDATE of api_keys.last_used_at']),
+      ...(grants.callsWriters ? [] : ['oldest_writer_start()']),
+    ];
     if (denied.length > 0) {
       throw new Error(
         `The database role may not use ${denied.join(', ')}: run deploy/sql/roles.sql after the migrations (docs/operations.md, Database roles)`,
+      );
+    }
+    if (!grants.writersSeen) {
+      throw new Error(
+        'The owner of oldest_writer_start() lacks pg_read_all_stats, so the change feeds would stall while other roles write: run deploy/sql/roles.sql, and the migrations as the role it sets up (docs/operations.md, Database roles)',
       );
     }
   }

@@ -59,9 +59,18 @@ describe('unencryptedDatabaseWarning', () => {
     ).toBeUndefined();
   });
 
-  it('never repeats a password', () => {
-    const warning = unencryptedDatabaseWarning([on('DATABASE_URL', 'postgres://a:hunter2@db/x')]);
-    expect(warning).toBeDefined();
-    expect(warning).not.toContain('hunter2');
+  it('leaves it to PGSSLMODE when that is set', () => {
+    process.env.PGSSLMODE = 'require';
+    try {
+      expect(unencryptedDatabaseWarning([on('DATABASE_URL', 'postgres://u@db/x')])).toBeUndefined();
+    } finally {
+      delete process.env.PGSSLMODE;
+    }
+  });
+
+  it('reads a host given as a parameter', () => {
+    expect(
+      unencryptedDatabaseWarning([on('DATABASE_URL', 'postgres://u@/app?host=db.example')]),
+    ).toMatch(/^DATABASE_URL without sslmode/);
   });
 });

@@ -34,6 +34,8 @@ export function withLibpqSslMode(url: string, variable: string): string {
  * start for a database that is not on this host, whose passwords and rows would cross a network.
  */
 export function unencryptedDatabaseWarning(urls: { variable: string; url: string }[]) {
+  // node-postgres reads PGSSLMODE for a URL without sslmode (docs say to leave it unset).
+  if (process.env.PGSSLMODE) return undefined;
   const remote = urls.filter(({ url }) => !paramsOf(url).has('sslmode') && !isLocal(url));
   if (remote.length === 0) return undefined;
   const names = [...new Set(remote.map(({ variable }) => variable))].join(' and ');
@@ -48,8 +50,12 @@ function paramsOf(url: string): URLSearchParams {
 }
 
 function isLocal(url: string): boolean {
-  const socket = paramsOf(url).get('host');
-  if (socket?.startsWith('/')) return true;
-  const host = /^[a-z]+:\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(url)?.[1] ?? '';
-  return ['', 'localhost', '127.0.0.1', '[::1]'].includes(host.toLowerCase());
+  // A `host` parameter wins over the URL's host: a socket directory, or a name.
+  const host =
+    paramsOf(url).get('host') ??
+    /^[a-z]+:\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(url)?.[1] ??
+    '';
+  return (
+    host.startsWith('/') || ['', 'localhost', '127.0.0.1', '[::1]'].includes(host.toLowerCase())
+  );
 }

@@ -21,8 +21,6 @@ const SCOPE_DIGEST_LENGTH = 8;
 // What isoMicros prints: -infinity is also the start of a change feed, before any row.
 const TIMESTAMP = /^(\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\.\d{6}Z( BC)?$/;
 const INFINITE = new Set(['infinity', '-infinity']);
-// PostgreSQL's earliest instant, 4714-11-24 BC: the year -4713 counted astronomically.
-const EARLIEST = Date.UTC(-4713, 10, 24);
 
 const parseJson = (text: string): unknown => {
   try {
@@ -33,27 +31,30 @@ const parseJson = (text: string): unknown => {
 };
 /**
  * A timestamp PostgreSQL accepts: the form above, a real date and time (no 13th month, no year
- * 0: 1 BC precedes 1 AD), within PostgreSQL's range.
+ * 0: 1 BC precedes 1 AD), within its range, 4714-11-24 BC to 294276-12-31 (past JavaScript's).
  */
 function isInstant(timestamp: string): boolean {
   if (INFINITE.has(timestamp)) return true;
   const parts = TIMESTAMP.exec(timestamp);
   if (!parts) return false;
-  const [month, day, hours, minutes, seconds] = parts.slice(2, 7).map(Number);
-  const yearOfEra = Number(parts[1]);
-  const year = parts[7] ? 1 - yearOfEra : yearOfEra;
-  const instant = new Date(0);
-  instant.setUTCFullYear(year, month - 1, day);
-  instant.setUTCHours(hours, minutes, seconds);
+  const [year, month, day, hours, minutes, seconds] = parts.slice(1, 7).map(Number);
+  const isBc = parts[7] !== undefined;
+  // Leap years counted on the proleptic Gregorian calendar, where 1 BC is year 0.
+  const astronomical = isBc ? 1 - year : year;
+  const isLeap = astronomical % 4 === 0 && (astronomical % 100 !== 0 || astronomical % 400 === 0);
+  const daysInMonth = [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  const inRange = isBc
+    ? year < 4714 || (year === 4714 && (month > 11 || (month === 11 && day >= 24)))
+    : year <= 294276;
   return (
-    yearOfEra > 0 &&
-    instant.getTime() >= EARLIEST &&
-    instant.getUTCFullYear() === year &&
-    instant.getUTCMonth() === month - 1 &&
-    instant.getUTCDate() === day &&
-    instant.getUTCHours() === hours &&
-    instant.getUTCMinutes() === minutes &&
-    instant.getUTCSeconds() === seconds
+    year > 0 &&
+    inRange &&
+    daysInMonth !== undefined &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    hours < 24 &&
+    minutes < 60 &&
+    seconds < 60
   );
 }
 const base64url = (data: Buffer | string) => Buffer.from(data).toString('base64url');

@@ -13,7 +13,7 @@ const LINKS = [
   { id: 'link-later', createdAt: '2026-01-03T00:00:00Z', updatedAt: '2026-01-03T00:00:00Z' },
 ];
 const CLIENTS = [
-  { id: 'bc', createdAt: '0044-03-15T12:00:00.5Z BC', updatedAt: '0044-03-15T12:00:00.5Z BC' },
+  { id: 'bc', createdAt: '0044-03-15T12:00:00.123Z BC', updatedAt: '0044-03-15T12:00:00.123Z BC' },
   { id: 'bc-2', createdAt: '0001-12-31T23:59:59Z BC', updatedAt: '0001-12-31T23:59:59Z BC' },
   { id: LONGEST_ID, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' },
   { id: 'ad', createdAt: '2026-01-02T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z' },
@@ -51,7 +51,7 @@ describe('Positions at the edges: dates before year 1, infinity, the longest ids
     async (path) => {
       const rows = await walk(path, (meta) => meta.nextCursor === null);
       expect(rows.map((row) => [row.id, row.createdAt])).toEqual([
-        ['bc', '0044-03-15T12:00:00.500Z BC'],
+        ['bc', '0044-03-15T12:00:00.123Z BC'],
         ['bc-2', '0001-12-31T23:59:59.000Z BC'],
         [LONGEST_ID, '2026-01-01T00:00:00.000Z'],
         ['ad', '2026-01-02T00:00:00.000Z'],
@@ -63,7 +63,7 @@ describe('Positions at the edges: dates before year 1, infinity, the longest ids
   it('follows the client feed past them', async () => {
     const rows = await walk('/api/data/changes/clients', (meta) => meta.hasMore === false);
     expect(rows.map((row) => [row.id, row.updatedAt])).toEqual([
-      ['bc', '0044-03-15T12:00:00.500Z BC'],
+      ['bc', '0044-03-15T12:00:00.123Z BC'],
       ['bc-2', '0001-12-31T23:59:59.000Z BC'],
       [LONGEST_ID, '2026-01-01T00:00:00.000Z'],
       ['ad', '2026-01-02T00:00:00.000Z'],

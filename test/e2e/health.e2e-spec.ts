@@ -46,6 +46,7 @@ describe('Health probes', () => {
     await t.close();
     await proxy.down();
   });
+  afterEach(() => jest.restoreAllMocks());
 
   it('live: 200 without a key, terminus JSON', async () => {
     const res = await get('/health/live').expect(200);
@@ -106,7 +107,6 @@ describe('Health probes', () => {
     ]);
     expect(lines(log)).toEqual(['Readiness: database answers again']);
     expect(error).not.toHaveBeenCalled();
-    [log, warn, error].forEach((spy) => spy.mockRestore());
   });
 
   it('ready: 200 while every connection of the request pool is held by a slow query', async () => {
