@@ -8,6 +8,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * owner (who holds pg_read_all_stats instead: deploy/sql/roles.sql) and run with its rights,
  * returns that start alone: the oldest writer's, -infinity while one's start is unknown (a
  * session it may not see, a prepared transaction), null when none writes.
+ *
+ * PL/pgSQL, not SQL: PostgreSQL cannot inline a SECURITY DEFINER function, and planned a SQL
+ * one's query at every call (1.0–1.3 ms per feed request against 0.08 ms); PL/pgSQL keeps the
+ * plan for the session.
  */
 export class ReadWritersPrivately1767657600000 implements MigrationInterface {
   name = 'ReadWritersPrivately1767657600000';
@@ -15,14 +19,16 @@ export class ReadWritersPrivately1767657600000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       CREATE OR REPLACE FUNCTION oldest_writer_start() RETURNS timestamptz
-      LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-        SELECT CASE
-            WHEN EXISTS (SELECT FROM pg_prepared_xacts WHERE database = current_database())
-              OR bool_or(xact_start IS NULL)
-              THEN '-infinity'::timestamptz
-            ELSE min(xact_start) END
-        FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname = current_database()
-      $$`);
+      LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+      BEGIN
+        RETURN (
+          SELECT CASE
+              WHEN EXISTS (SELECT FROM pg_prepared_xacts WHERE database = current_database())
+                OR bool_or(xact_start IS NULL)
+                THEN '-infinity'::timestamptz
+              ELSE min(xact_start) END
+          FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname = current_database());
+      END $$`);
     // Only the roles deploy/sql/roles.sql grants it to may call it.
     await queryRunner.query(`REVOKE ALL ON FUNCTION oldest_writer_start() FROM PUBLIC`);
   }
