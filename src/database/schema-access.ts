@@ -35,20 +35,18 @@ export class SchemaAccess implements OnModuleInit {
   constructor(private readonly database: DatabaseReader) {}
 
   async onModuleInit(): Promise<void> {
-    let text = ACCESS_QUERY;
-    const objects = await this.database.query<
-      { what: string; made: boolean; allowed: boolean | null }[]
-    >(text, [], { primary: true });
+    const objects =
+      await this.read<{ what: string; made: boolean; allowed: boolean | null }[]>(ACCESS_QUERY);
     const missing = objects.filter((object) => !object.made).map((object) => object.what);
     if (missing.length > 0) {
       throw new Error(
         `The schema lacks ${missing.join(', ')}: run \`npm run migration:run\` first`,
       );
     }
-    text = GRANTS_QUERY;
-    const [grants] = await this.database.query<
-      { updatesLastUse: boolean; callsWriters: boolean; writersSeen: boolean }[]
-    >(text, [], { primary: true });
+    const [grants] =
+      await this.read<{ updatesLastUse: boolean; callsWriters: boolean; writersSeen: boolean }[]>(
+        GRANTS_QUERY,
+      );
     const denied = [
       ...objects.filter((object) => object.allowed === false).map((object) => object.what),
       ...(grants.updatesLastUse ? [] : ['UPDATE of api_keys.last_used_at']),
@@ -64,5 +62,9 @@ export class SchemaAccess implements OnModuleInit {
         'The owner of oldest_writer_start() lacks pg_read_all_stats, so the change feeds would stall while other roles write: run deploy/sql/roles.sql, and the migrations as the role it sets up (docs/operations.md, Database roles)',
       );
     }
+  }
+
+  private read<T>(text: string): Promise<T> {
+    return this.database.query<T>(text, [], { primary: true });
   }
 }
