@@ -198,10 +198,11 @@ describe('Least privilege: the API as links_clients_api, migrations as the owner
         await writer.end();
       }
       const next = `/api/data/changes/links?limit=100&cursor=${first.body.meta.nextCursor}`;
+      // Each row once the safe point (100 ms behind the clock) has passed its stamp: both, in time.
       const caughtUp = await waitFor(
         async () => {
           const page = await get(next);
-          return page.body.data.length > 0 && page;
+          return page.body.data.length === 2 && page;
         },
         { what: 'the feed to serve the writes', timeoutMs: 5000, intervalMs: 100 },
       );
