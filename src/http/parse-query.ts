@@ -37,9 +37,13 @@ export function parseQuery(queryString: string | null | undefined): ParsedQuery 
 /** `+` as a space, then percent-escapes as UTF-8; undefined when they are not. */
 function formDecoded(text: string): string | undefined {
   const spaced = text.includes('+') ? text.replaceAll('+', ' ') : text;
-  if (!spaced.includes('%')) return spaced;
+  return spaced.includes('%') ? percentDecoded(spaced) : spaced;
+}
+
+/** Percent-escapes decoded as UTF-8 text; undefined when they are not (a query or a path). */
+export function percentDecoded(text: string): string | undefined {
   try {
-    return decodeURIComponent(spaced);
+    return decodeURIComponent(text);
   } catch {
     return undefined;
   }

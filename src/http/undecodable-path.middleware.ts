@@ -1,4 +1,5 @@
 import { Request } from 'express';
+import { percentDecoded } from './parse-query';
 
 const undecodableSegments = new WeakMap<Request, Set<string>>();
 
@@ -15,7 +16,7 @@ export function routeUndecodableSegments(req: Request): void {
   if (!path.includes('%')) return;
   const found = new Set<string>();
   const segments = path.split('/').map((segment) => {
-    if (isDecodable(segment)) return segment;
+    if (percentDecoded(segment) !== undefined) return segment;
     found.add(segment);
     return encodeURIComponent(segment);
   });
@@ -32,13 +33,4 @@ export function undecodableParams(req: Request): string[] {
   return Object.entries(req.params ?? {})
     .filter(([, value]) => typeof value === 'string' && found.has(value))
     .map(([name]) => name);
-}
-
-function isDecodable(segment: string): boolean {
-  try {
-    decodeURIComponent(segment);
-    return true;
-  } catch {
-    return false;
-  }
 }
