@@ -4,6 +4,7 @@ import { Server } from 'node:http';
 import { Express, NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { parseQuery } from './http/parse-query';
+import { useOriginForm } from './http/origin-form';
 import { assignRequestId } from './http/request-id.middleware';
 import { logRequest, routeOf } from './logging/access-log';
 import { closeAfterOversizedBody } from './http/request-size.middleware';
@@ -36,6 +37,7 @@ export function configureApp(app: NestExpressApplication): void {
   // middleware: each Express middleware is a step of the router, with its path match.
   app.use((req: Request, res: Response, next: NextFunction) => {
     const startedAt = performance.now();
+    useOriginForm(req);
     assignRequestId(req, res);
     shutdown.requestStarted(res);
     // What follows a response, answered or not, in one listener read by one clock.

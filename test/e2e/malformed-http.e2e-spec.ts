@@ -166,6 +166,22 @@ describe('Malformed HTTP', () => {
     expect(await raw(port, links(valid))).toBe('HTTP/1.1 200 OK');
   });
 
+  it('answers a target in absolute form as its path: data headers, no user info in the problem', async () => {
+    const origin = parseAnswer(await exchange(port, get('/api/data/links')));
+    const absolute = parseAnswer(await exchange(port, get('http://localhost/api/data/links')));
+    expect(absolute.status).toBe(200);
+    for (const name of ['cache-control', 'vary', 'content-security-policy', 'x-frame-options'])
+      expect([name, absolute.headers[name]]).toEqual([name, origin.headers[name]]);
+
+    const missing = parseAnswer(
+      await exchange(port, get('HTTP://user:s3cret@localhost:80/api/data/clients/nope')),
+    );
+    expect(missing.status).toBe(404);
+    expect(missing.headers['cache-control']).toBe('no-store');
+    expect(JSON.parse(missing.body)).toMatchObject({ instance: '/api/data/clients/nope' });
+    expect(missing.body).not.toContain('s3cret');
+  });
+
   it('serves an HTTP/1.0 request without Host', async () => {
     expect(await raw(port, 'GET /health/live HTTP/1.0\r\n\r\n')).toBe('HTTP/1.1 200 OK');
   });

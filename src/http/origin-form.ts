@@ -1,0 +1,19 @@
+import { Request } from 'express';
+
+// What an absolute-form target adds before the path: scheme, "://", authority (user info too).
+const SCHEME_AND_AUTHORITY = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i;
+
+/**
+ * A request target in absolute form (`GET http://host/api/data/links`, RFC 9112, as sent to a
+ * proxy) names the resource its path names; Express routes it by that path, but the rest of
+ * the app reads the URL as sent. Rewritten to its path and query before anything else, it gets
+ * the data route's headers, and its problem `instance` and log line show the path without the
+ * authority's user and password.
+ */
+export function useOriginForm(req: Request): void {
+  if (req.url.startsWith('/')) return;
+  const prefix = SCHEME_AND_AUTHORITY.exec(req.url);
+  if (!prefix) return;
+  const rest = req.url.slice(prefix[0].length);
+  req.url = req.originalUrl = rest.startsWith('/') ? rest : `/${rest}`;
+}
