@@ -1,4 +1,5 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, NotFoundException } from '@nestjs/common';
+import { NextFunction, Request, Response } from 'express';
 import { makeExact } from './openapi-exact';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
@@ -24,8 +25,30 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return makeExact(SwaggerModule.createDocument(app, config));
 }
 
+/**
+ * What is served under /docs: the page, its script and the document, then the files of
+ * swagger-ui-dist the page loads. The package's other files (its package.json, README, source
+ * maps, the stock initializer) would otherwise be served too, naming versions and people.
+ */
+const DOCS_FILES = new Set([
+  '',
+  'index.html',
+  'swagger-ui-init.js',
+  'openapi.json',
+  'openapi.yaml',
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'favicon-16x16.png',
+  'favicon-32x32.png',
+]);
+
 /** Serves the interactive reference at /docs and the document at /docs/openapi.json (public). */
 export function setUpOpenApi(app: INestApplication): void {
+  app.use('/docs', (req: Request, _res: Response, next: NextFunction) => {
+    if (!DOCS_FILES.has(req.path.slice(1))) throw new NotFoundException();
+    next();
+  });
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs/openapi.json',
     yamlDocumentUrl: 'docs/openapi.yaml',

@@ -20,6 +20,26 @@ describe('OpenAPI document', () => {
   });
   afterAll(() => t.close());
 
+  it('serves the page, its assets and the document under /docs, and no other file of swagger-ui-dist', async () => {
+    const server = t.app.getHttpServer();
+    const page = await request(server).get('/docs').expect(200);
+    const loaded = [...page.text.matchAll(/(?:href|src)="\.\/docs\/([^"]+)"/g)].map(([, f]) => f);
+    expect(loaded.sort()).toEqual([
+      'favicon-16x16.png',
+      'favicon-32x32.png',
+      'swagger-ui-bundle.js',
+      'swagger-ui-init.js',
+      'swagger-ui-standalone-preset.js',
+      'swagger-ui.css',
+    ]);
+    for (const file of [...loaded, 'index.html', 'openapi.json', 'openapi.yaml'])
+      await request(server).get(`/docs/${file}`).expect(200);
+    for (const file of ['package.json', 'README.md', 'swagger-ui-bundle.js.map', 'index.js']) {
+      const response = await request(server).get(`/docs/${file}`).expect(404);
+      expect(response.headers['content-type']).toBe('application/problem+json');
+    }
+  });
+
   it('describes the six operations, each as GET and HEAD, and nothing else', () => {
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.entries(item as object).map(
