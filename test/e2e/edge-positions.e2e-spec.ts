@@ -75,4 +75,23 @@ describe('Positions at the edges: dates before year 1, infinity, the longest ids
     const rows = await walk('/api/data/changes/links', (meta) => meta.hasMore === false);
     expect(rows.map((row) => row.id)).toEqual(['link-edge', LONGEST_ID, 'link-later']);
   });
+
+  // Last: it adds rows the walks above do not expect.
+  it('holds back from the feed a row stamped in the future (infinity for ever), not from lists', async () => {
+    const stamped = (id: string, updatedAt: string) => ({
+      id,
+      linkId: 'link-edge',
+      status: 'new',
+      createdAt: '2026-01-04T00:00:00Z',
+      updatedAt,
+    });
+    await insertClients(t.dataSource, [
+      stamped('future', '3000-01-01T00:00:00Z'),
+      stamped('forever', 'infinity'),
+    ]);
+    const listed = await walk('/api/data/clients', (meta) => meta.nextCursor === null);
+    expect(listed.map((row) => row.id)).toEqual(expect.arrayContaining(['future', 'forever']));
+    const fed = await walk('/api/data/changes/clients', (meta) => meta.hasMore === false);
+    expect(fed.map((row) => row.id)).toEqual(['bc', 'bc-2', LONGEST_ID, 'ad', 'never']);
+  });
 });
