@@ -28,7 +28,17 @@ function readerAnsweringIn(
   const connection = (pool: string) => ({
     on: () => undefined,
     removeListener: () => undefined,
-    query: (config: string | { name?: string; text: string }, _: unknown, done: QueryCallback) => {
+    query(
+      config: string | { name?: string; text: string },
+      params: unknown,
+      done?: QueryCallback,
+    ): Promise<unknown> | undefined {
+      // Without a callback, pg answers a promise.
+      if (!done) {
+        return new Promise((resolve, reject) =>
+          this.query(config, params, (error, result) => (error ? reject(error) : resolve(result))),
+        );
+      }
       if (config === 'unqueryable') throw new Error('Client was closed and is not queryable');
       // A connection the network dropped without a word: no answer, ever.
       if (config === 'unanswered') return;
@@ -42,6 +52,7 @@ function readerAnsweringIn(
           done(Object.assign(new Error('refused'), { code: '57014' }));
         else done(null, { rows: [{ pool }] });
       }, ms);
+      return undefined;
     },
   });
   const pool = (name: string) => ({
@@ -155,5 +166,53 @@ describe('DatabaseReader', () => {
     expect(released).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(released).toEqual(['ok']);
+  });
+
+  describe('inSnapshot', () => {
+    const inOne = (reader: DatabaseReader, ...texts: string[]) =>
+      reader.inSnapshot(async (query) => {
+        const rows = [];
+        for (const text of texts) rows.push(...(await query<unknown[]>(text, [])));
+        return rows;
+      });
+
+    it('runs its statements in one read-only REPEATABLE READ transaction, on one connection', async () => {
+      const { reader, sent, released } = readerAnsweringIn(1);
+      await expect(inOne(reader, 'SELECT 1', 'SELECT 2')).resolves.toEqual([
+        { pool: 'replica' },
+        { pool: 'replica' },
+      ]);
+      expect(sent.map(({ text }) => text)).toEqual([
+        'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+        'SELECT 1',
+        'SELECT 2',
+        'COMMIT',
+      ]);
+      expect(released).toEqual(['ok']);
+    });
+
+    it('drops the connection after a failed statement, never handing it back mid-transaction', async () => {
+      const { reader, sent, released } = readerAnsweringIn(1);
+      await expect(inOne(reader, 'SELECT 1', 'refused')).rejects.toThrow('refused');
+      expect(sent.map(({ text }) => text)).not.toContain('COMMIT');
+      expect(released).toEqual([new Error('refused')]);
+    });
+
+    it('answers 503 when a statement outlives DATABASE_TIMEOUT_MS, and drops its connection', async () => {
+      const { reader, released } = readerAnsweringIn(1, 'slave', 0, 50);
+      await expect(inOne(reader, 'SELECT 1', 'unanswered')).rejects.toBeInstanceOf(
+        ServiceUnavailableException,
+      );
+      expect(released).toHaveLength(1);
+      expect(released[0]).toBeInstanceOf(ServiceUnavailableException);
+    });
+
+    it('answers 503 when no connection comes within DATABASE_TIMEOUT_MS, and releases it when it does', async () => {
+      const { reader, sent, released } = readerAnsweringIn(1, 'slave', 100, 50);
+      await expect(inOne(reader, 'SELECT 1')).rejects.toBeInstanceOf(ServiceUnavailableException);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(sent).toEqual([]);
+      expect(released).toEqual(['ok']);
+    });
   });
 });

@@ -1,8 +1,8 @@
 import { Injectable, ServiceUnavailableException } from '@nestjs/common';
-import { QueryConfig, QueryResult } from 'pg';
+import { PoolClient, QueryConfig, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import { DatabaseEnv } from '../config/database.env';
-import { DatabasePools } from './pools';
+import { DatabasePools, Release } from './pools';
 import { DATABASE_UNAVAILABLE, isConnectionFailure } from './database-unavailable';
 
 const MAX_PREPARED_STATEMENTS = 200;
@@ -36,6 +36,9 @@ export interface ReadOptions {
    */
   prepared?: boolean;
 }
+
+/** A query inside DatabaseReader.inSnapshot: its rows, within DATABASE_TIMEOUT_MS. */
+export type SnapshotQuery = <T>(text: string, params: unknown[]) => Promise<T>;
 
 /**
  * How the API queries its database at run time, each query within DATABASE_TIMEOUT_MS: reads
@@ -109,6 +112,60 @@ export class DatabaseReader {
         }
       });
     });
+  }
+
+  /**
+   * Runs `read` with queries that all see the database as of one moment: one connection, one
+   * REPEATABLE READ, READ ONLY transaction (where reads belong, as `query`). For an answer made
+   * of several statements whose rows must fit together. Each statement, and the wait for the
+   * connection, gets DATABASE_TIMEOUT_MS; after any failure the connection is dropped, never
+   * handed back mid-transaction.
+   */
+  async inSnapshot<T>(read: (query: SnapshotQuery) => Promise<T>): Promise<T> {
+    const { connection, release } = await this.checkOut();
+    // As in `query`: a connection that breaks fails the statement, which is what is reported.
+    connection.on('error', ignore);
+    let failure: Error | undefined;
+    try {
+      const query: SnapshotQuery = async <R>(text: string, params: unknown[]) =>
+        (await this.withinDeadline(connection.query(text, params))).rows as R;
+      await query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', []);
+      const result = await read(query);
+      await query('COMMIT', []);
+      return result;
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      connection.removeListener('error', ignore);
+      release(failure);
+    }
+  }
+
+  /** A connection where reads belong, within DATABASE_TIMEOUT_MS; one that comes later is released. */
+  private checkOut(): Promise<{ connection: PoolClient; release: Release }> {
+    let expired = false;
+    const checkedOut = new Promise<{ connection: PoolClient; release: Release }>(
+      (resolve, reject) =>
+        this.pools.connect('read', (error, connection, release) => {
+          if (error || !connection || !release) return reject(error);
+          if (expired) return release();
+          resolve({ connection, release });
+        }),
+    );
+    return this.withinDeadline(checkedOut).catch((error: unknown) => {
+      expired = true;
+      throw error;
+    });
+  }
+
+  /** `work`'s answer, or a 503 once DATABASE_TIMEOUT_MS has passed without one. */
+  private withinDeadline<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(unavailable()), this.deadlineMs);
+    });
+    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
   }
 
   /**

@@ -28,6 +28,9 @@ export const LINK_COLUMNS = `${column('id')} AS "id",
 // rows and the XOR of their hashes (listContent): any insert, update or delete changes it.
 const ROW_HASH = `hash_record_extended((${column('id')}, ${column('createdAt')}, ${column('updatedAt')}), 0)`;
 
+/** Up to `size` links in list order, after `after` when given. */
+export type LinksBatchReader = (size: number, after?: ListPosition) => Promise<ListedLinkRow[]>;
+
 /** What identifies a set of links: their number and the XOR of their ROW_HASHes. */
 export const listContent = (count: number | string, xor: bigint | string) => `${count}:${xor}`;
 
@@ -70,9 +73,18 @@ export class LinksRepository {
     return row;
   }
 
-  batch(size: number, after?: ListPosition): Promise<ListedLinkRow[]> {
-    const { text, params } = linksBatchQuery(size, after);
-    return this.database.query<ListedLinkRow[]>(text, params);
+  /**
+   * Runs `read` with a reader of batches that all see the table as of one moment, so they fit
+   * together: a link whose createdAt changes between two batches is neither listed twice nor
+   * left out.
+   */
+  inOneSnapshot<T>(read: (batch: LinksBatchReader) => Promise<T>): Promise<T> {
+    return this.database.inSnapshot((query) =>
+      read((size, after) => {
+        const { text, params } = linksBatchQuery(size, after);
+        return query<ListedLinkRow[]>(text, params);
+      }),
+    );
   }
 
   async content(): Promise<string> {

@@ -36,8 +36,10 @@ describe('LinksService', () => {
   afterAll(() => dropSuiteDatabase(dataSource));
   afterEach(() => jest.restoreAllMocks());
 
+  const rendered = () => repository.inOneSnapshot((read) => renderLinksList(service.batches(read)));
+
   it('lists by createdAt then id, with the total', async () => {
-    const list = await readJson(await renderLinksList(service.batches()));
+    const list = await readJson(await rendered());
     expect(list.data.map((l) => l.id)).toEqual(['early', 'a', 'b']);
     expect(list.meta).toEqual({ total: 3 });
   });
@@ -51,7 +53,7 @@ describe('LinksService', () => {
       [extra],
     );
     try {
-      const list = await readJson(await renderLinksList(service.batches()));
+      const list = await readJson(await rendered());
       const bulk = Array.from({ length: extra }, (_, i) => `bulk-${i + 1}`).sort((x, y) =>
         Buffer.compare(Buffer.from(x), Buffer.from(y)),
       );
@@ -59,6 +61,38 @@ describe('LinksService', () => {
       expect(list.data.map((l) => l.id)).toEqual(['early', 'a', 'b', ...bulk]);
     } finally {
       await dataSource.query(`DELETE FROM links WHERE id LIKE 'bulk-%'`);
+    }
+  });
+
+  it('reads its batches from one snapshot: a link moved while they are read is listed once', async () => {
+    await dataSource.query(
+      `INSERT INTO links (id, created_at, updated_at)
+       SELECT 'bulk-' || i, timestamptz '2026-06-01', timestamptz '2026-06-01'
+       FROM generate_series(1, $1) AS i`,
+      [LINKS_BATCH_SIZE],
+    );
+    try {
+      // Once the first batch (which holds 'early') is read, 'early' moves past the batches to come.
+      const list = await readJson(
+        await repository.inOneSnapshot((read) =>
+          renderLinksList(
+            service.batches(async (size, after) => {
+              const rows = await read(size, after);
+              if (!after)
+                await dataSource.query(
+                  `UPDATE links SET created_at = '2030-01-01' WHERE id = 'early'`,
+                );
+              return rows;
+            }),
+          ),
+        ),
+      );
+      const ids = list.data.map((l) => l.id);
+      expect(ids.filter((id) => id === 'early')).toEqual(['early']);
+      expect(list.meta).toEqual({ total: LINKS_BATCH_SIZE + 3 });
+    } finally {
+      await dataSource.query(`DELETE FROM links WHERE id LIKE 'bulk-%'`);
+      await dataSource.query(`UPDATE links SET created_at = '2025-01-01' WHERE id = 'early'`);
     }
   });
 
@@ -71,15 +105,15 @@ describe('LinksService', () => {
     it('answers the rendered list with the ETag Express would give its body', async () => {
       const list = await service.listAll();
       const { identity } = list.body as PrecompressedBody;
-      expect(identity).toEqual(Buffer.concat((await renderLinksList(service.batches())).chunks));
+      expect(identity).toEqual(Buffer.concat((await rendered()).chunks));
       expect(list.etag).toBe(etag(identity, { weak: true }));
     });
 
     it('serves the list it rendered again, without reading the rows, while the table is unchanged', async () => {
       const first = await service.listAll();
-      const batch = jest.spyOn(repository, 'batch');
+      const read = jest.spyOn(repository, 'inOneSnapshot');
       expect(await service.listAll()).toBe(first);
-      expect(batch).not.toHaveBeenCalled();
+      expect(read).not.toHaveBeenCalled();
     });
 
     it('shows every insert, update and hard delete in the next list', async () => {
@@ -100,12 +134,13 @@ describe('LinksService', () => {
 
     it('never serves again a list made while the table changed and changed back', async () => {
       await dataSource.query(`INSERT INTO links (id) VALUES ('x')`);
-      // A row comes in while the list is read, and is gone again once it has been made: the
-      // table's content is what it was when the list was asked for, the list's is not.
-      const batch = repository.batch.bind(repository);
-      jest.spyOn(repository, 'batch').mockImplementationOnce(async (size, after) => {
+      // A row comes in after the list was asked for, before its rows are read, and is gone
+      // again once it has been made: the table's content is what it was when the list was
+      // asked for, the list's is not.
+      const inOneSnapshot = repository.inOneSnapshot.bind(repository);
+      jest.spyOn(repository, 'inOneSnapshot').mockImplementationOnce(async (read) => {
         await dataSource.query(`INSERT INTO links (id) VALUES ('passing')`);
-        return batch(size, after);
+        return inOneSnapshot(read);
       });
       expect(await ids()).toEqual(['early', 'a', 'b', 'x', 'passing']);
       await dataSource.query(`DELETE FROM links WHERE id = 'passing'`);

@@ -3,7 +3,13 @@ import { isoMicros } from '../database/printed-timestamp';
 import { LINK_NOT_FOUND } from '../http/error-texts';
 import { PrecompressedBody } from '../http/precompressed-body';
 import { renderLinksList } from './link.renderer';
-import { LinkRow, LinksRepository, listContent, ListedLinkRow } from './links.repository';
+import {
+  LinkRow,
+  LinksBatchReader,
+  LinksRepository,
+  listContent,
+  ListedLinkRow,
+} from './links.repository';
 import { RenderedList, RenderedListCache } from './rendered-list.cache';
 
 // Rows per query: each query costs about 0.1 ms beyond its rows.
@@ -28,17 +34,17 @@ export class LinksService {
   }
 
   /**
-   * Every link in list order (docs/api.md, Endpoints), in keyset batches: each batch is read
-   * once the previous one has been consumed, so its rows can be dropped before the next
-   * arrives.
+   * Every link in list order (docs/api.md, Endpoints), in keyset batches read by `read`: each
+   * batch is read once the previous one has been consumed, so its rows can be dropped before
+   * the next arrives.
    */
-  async *batches(): AsyncGenerator<ListedLinkRow[]> {
-    let batch = await this.links.batch(LINKS_BATCH_SIZE);
+  async *batches(read: LinksBatchReader): AsyncGenerator<ListedLinkRow[]> {
+    let batch = await read(LINKS_BATCH_SIZE);
     yield batch;
     while (batch.length === LINKS_BATCH_SIZE) {
       const last = batch[batch.length - 1];
       const after = { createdAt: isoMicros(last.createdAt), id: last.id };
-      batch = await this.links.batch(LINKS_BATCH_SIZE, after);
+      batch = await read(LINKS_BATCH_SIZE, after);
       yield batch;
     }
   }
@@ -50,8 +56,9 @@ export class LinksService {
   }
 
   /**
-   * The body with the content of exactly the rows in it (not of the table at some moment: the
-   * batches are separate reads), so a body made while the table changed never matches later.
+   * The body, from batches read in one snapshot, with the content of exactly the rows in it
+   * (of the snapshot, not of the table when the request came), so a body made while the table
+   * changed never matches later.
    */
   private async render(): Promise<RenderedList> {
     let count = 0;
@@ -63,7 +70,9 @@ export class LinksService {
         yield batch;
       }
     }
-    const body = await renderLinksList(hashed(this.batches()));
+    const body = await this.links.inOneSnapshot((read) =>
+      renderLinksList(hashed(this.batches(read))),
+    );
     return {
       // A body short enough to keep is kept whole, with each compressed form once made; a
       // longer one is sent in the pieces it was rendered in.

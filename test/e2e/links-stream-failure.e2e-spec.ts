@@ -54,14 +54,18 @@ describe('List Links when a later batch fails', () => {
     // A changed table: the list kept from the request before no longer answers.
     await t.dataSource.query(`UPDATE links SET updated_at = now() WHERE id = 'link-00001'`);
     const reader = t.app.get(DatabaseReader);
-    const query = reader.query.bind(reader);
+    const inSnapshot = reader.inSnapshot.bind(reader);
     let batches = 0;
-    jest.spyOn(reader, 'query').mockImplementation((text, params) => {
-      if (text.includes('LIMIT') && ++batches === 2) {
-        return Promise.reject(new Error('connection lost'));
-      }
-      return query(text, params);
-    });
+    jest.spyOn(reader, 'inSnapshot').mockImplementation((read) =>
+      inSnapshot((query) =>
+        read((text, params) => {
+          if (text.includes('LIMIT') && ++batches === 2) {
+            return Promise.reject(new Error('connection lost'));
+          }
+          return query(text, params);
+        }),
+      ),
+    );
 
     const res = await fetchRaw(url);
 
@@ -71,7 +75,13 @@ describe('List Links when a later batch fails', () => {
     expect(res.body).not.toContain('"data"');
     expect(JSON.parse(res.body)).toMatchObject({ status: 500, title: 'Internal Server Error' });
 
-    // The failure leaves nothing behind: the next request gets the whole list.
+    // The failure leaves nothing behind: no connection kept mid-transaction, and the next
+    // request gets the whole list.
+    const [{ open }] = await t.dataSource.query(
+      `SELECT count(*)::int AS open FROM pg_stat_activity
+       WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+    );
+    expect(open).toBe(0);
     jest.restoreAllMocks();
     const next = await fetchRaw(url);
     expect(next).toMatchObject({ status: 200, complete: true });
