@@ -77,8 +77,8 @@ describe('the access log', () => {
     expect(lines).toEqual([expect.objectContaining({ level: 40, msg: 'request aborted' })]);
   });
 
-  it('leaves probes and scrapes out', async () => {
-    for (const url of ['/health/live', '/health/ready?x', '/metrics']) {
+  it('leaves probes and scrapes out, in any case as the router matches them', async () => {
+    for (const url of ['/health/live', '/health/ready?x', '/metrics', '/HEALTH/Live']) {
       const { req, res } = exchange(url);
       logRequest(req, res, '<unmatched>', 1);
     }

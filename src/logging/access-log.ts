@@ -6,7 +6,7 @@ import { requestIdOf } from '../http/request-id.middleware';
 const UNMATCHED_ROUTE = '<unmatched>';
 
 // Probes and scrapes arrive every few seconds from every replica; their lines would drown the rest.
-const UNLOGGED_PATHS = /^\/(health\/(live|ready)|metrics)\/?(\?|$)/;
+const UNLOGGED_PATHS = /^\/(health\/(live|ready)|metrics)\/?(\?|$)/i;
 
 /**
  * The route template that served a request (`/api/data/clients/:id`), never the raw path: ids
