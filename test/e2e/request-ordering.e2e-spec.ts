@@ -131,6 +131,10 @@ describe('What is answered first: key, path, method, body, path id', () => {
     expect((await chunked({})).status).toBe(401);
     const res = await chunked({ Authorization: KEYS.valid });
     expect(res.status).toBe(413);
+    // Even an empty chunked body is refused: the detail says what is accepted.
+    expect(JSON.parse(res.text).detail).toBe(
+      'Request bodies are limited to 1024 bytes, sent with a Content-Length',
+    );
     // A body that was never read closes its connection after the answer.
     expect(res.headers.connection).toBe('close');
   });

@@ -504,7 +504,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Payload Too Large",
                      *       "status": 413,
-                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
                      *       "instance": "/api/data/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -1095,7 +1095,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Payload Too Large",
                      *       "status": 413,
-                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
                      *       "instance": "/api/data/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -1680,7 +1680,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Payload Too Large",
                      *       "status": 413,
-                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
                      *       "instance": "/api/data/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -2287,7 +2287,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Payload Too Large",
                      *       "status": 413,
-                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
                      *       "instance": "/api/data/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -2885,7 +2885,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Payload Too Large",
                      *       "status": 413,
-                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
                      *       "instance": "/api/data/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -3463,7 +3463,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Payload Too Large",
                      *       "status": 413,
-                     *       "detail": "Request bodies are limited to 1024 bytes",
+                     *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
                      *       "instance": "/api/data/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
