@@ -37,7 +37,6 @@ export function configureApp(app: NestExpressApplication): void {
   // middleware: each Express middleware is a step of the router, with its path match.
   app.use((req: Request, res: Response, next: NextFunction) => {
     const startedAt = performance.now();
-    useOriginForm(req);
     assignRequestId(req, res);
     shutdown.requestStarted(res);
     // What follows a response, answered or not, in one listener read by one clock.
@@ -70,6 +69,7 @@ export function configureApp(app: NestExpressApplication): void {
       maxAge: 600,
     });
   }
+  (app.getHttpServer() as Server).prependListener('request', useOriginForm);
   setServerTimeouts(app.getHttpServer() as Server);
   answerClientErrors(app.getHttpServer() as Server);
   setUpOpenApi(app);

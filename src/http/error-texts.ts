@@ -6,6 +6,7 @@ export const AUTHORIZATION_REPEATED = 'Send one Authorization header, not severa
 export const READ_ONLY = 'This resource is read-only; use GET or HEAD';
 export const RATE_LIMITED = 'Rate limit exceeded; retry after the seconds in Retry-After';
 export const UNEXPECTED_ERROR = 'An unexpected error occurred; it has been logged';
+export const NO_RESOURCE = 'No resource exists at this path';
 export const CLIENT_NOT_FOUND = 'No client has this id';
 export const LINK_NOT_FOUND = 'No link has this id';
 export const INVALID_PATH = 'Invalid path parameters';

@@ -1,6 +1,7 @@
 import { INestApplication, NotFoundException } from '@nestjs/common';
 import { NextFunction, Request, Response } from 'express';
 import { makeExact } from './openapi-exact';
+import { NO_RESOURCE } from './error-texts';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -32,7 +33,6 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
  */
 const DOCS_FILES = new Set([
   '',
-  'index.html',
   'swagger-ui-init.js',
   'openapi.json',
   'openapi.yaml',
@@ -46,7 +46,7 @@ const DOCS_FILES = new Set([
 /** Serves the interactive reference at /docs and the document at /docs/openapi.json (public). */
 export function setUpOpenApi(app: INestApplication): void {
   app.use('/docs', (req: Request, _res: Response, next: NextFunction) => {
-    if (!DOCS_FILES.has(req.path.slice(1))) throw new NotFoundException();
+    if (!DOCS_FILES.has(req.path.slice(1))) throw new NotFoundException(NO_RESOURCE);
     next();
   });
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {

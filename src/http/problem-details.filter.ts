@@ -16,7 +16,7 @@ import { ERROR_CACHE_CONTROL } from './caching';
 import { requestIdOf } from './request-id.middleware';
 import { ProblemDetailsDto } from './problem-details.dto';
 import { ParameterError } from './strict-query.pipe';
-import { MALFORMED_REQUEST, UNEXPECTED_ERROR } from './error-texts';
+import { MALFORMED_REQUEST, NO_RESOURCE, UNEXPECTED_ERROR } from './error-texts';
 
 export const RETRY_AFTER_SECONDS_ON_OUTAGE = 5;
 
@@ -113,7 +113,7 @@ function fromHttpException(exception: HttpException): Problem {
   const status = exception.getStatus();
   // Nest's own "no route" 404 repeats the URL, query string included; keep secrets out of it.
   if (exception instanceof NotFoundException && exception.message.startsWith('Cannot ')) {
-    return { status, detail: 'No resource exists at this path' };
+    return { status, detail: NO_RESOURCE };
   }
   const response = exception.getResponse() as { errors?: ParameterError[] };
   return { status, detail: exception.message, errors: response.errors };

@@ -180,6 +180,12 @@ describe('Malformed HTTP', () => {
     expect(missing.headers['cache-control']).toBe('no-store');
     expect(JSON.parse(missing.body)).toMatchObject({ instance: '/api/data/clients/nope' });
     expect(missing.body).not.toContain('s3cret');
+
+    // Files under a mounted path (the reference's) are found too.
+    const file = (target: string) => exchange(port, get(target)).then(parseAnswer);
+    const css = await file('http://localhost/docs/swagger-ui.css');
+    expect([css.status, css.headers['content-type']]).toEqual([200, 'text/css; charset=utf-8']);
+    expect((await file('http://localhost/docs/package.json')).status).toBe(404);
   });
 
   it('serves an HTTP/1.0 request without Host', async () => {

@@ -32,11 +32,13 @@ describe('OpenAPI document', () => {
       'swagger-ui-standalone-preset.js',
       'swagger-ui.css',
     ]);
-    for (const file of [...loaded, 'index.html', 'openapi.json', 'openapi.yaml'])
+    for (const file of [...loaded, 'openapi.json', 'openapi.yaml'])
       await request(server).get(`/docs/${file}`).expect(200);
-    for (const file of ['package.json', 'README.md', 'swagger-ui-bundle.js.map', 'index.js']) {
+    // index.html too: served at /docs/index.html, its relative links point under /docs/docs/.
+    for (const file of ['package.json', 'README.md', 'swagger-ui-bundle.js.map', 'index.html']) {
       const response = await request(server).get(`/docs/${file}`).expect(404);
       expect(response.headers['content-type']).toBe('application/problem+json');
+      expect(response.body.detail).toBe('No resource exists at this path');
     }
   });
 
