@@ -20,6 +20,7 @@ function readerAnsweringIn(
   mode: 'master' | 'slave' = 'slave',
   connectMs = 0,
   timeoutMs = 5000,
+  broken = ['broken'],
 ) {
   const sent: Sent[] = [];
   const configs: unknown[] = [];
@@ -47,7 +48,7 @@ function readerAnsweringIn(
         // As pg reads a config: a text alone, or an object's own and inherited properties.
         const query = typeof config === 'string' ? { text: config } : config;
         sent.push({ pool, name: query.name, text: query.text });
-        if (query.text === 'broken') done(new Error('broken'));
+        if (broken.includes(query.text)) done(new Error('broken'));
         else if (query.text === 'refused')
           done(Object.assign(new Error('refused'), { code: '57014' }));
         else done(null, { rows: [{ pool }] });
@@ -196,6 +197,22 @@ describe('DatabaseReader', () => {
       await expect(inOne(reader, 'SELECT 1', 'refused')).rejects.toThrow('refused');
       expect(sent.map(({ text }) => text)).not.toContain('COMMIT');
       expect(released).toEqual([new Error('refused')]);
+    });
+
+    it('keeps its answer when only the COMMIT fails, and drops the connection', async () => {
+      const { reader, released } = readerAnsweringIn(1, 'slave', 0, 5000, ['COMMIT']);
+      await expect(inOne(reader, 'SELECT 1')).resolves.toEqual([{ pool: 'replica' }]);
+      expect(released).toEqual([new Error('broken')]);
+    });
+
+    it('gives the wait for a connection and the BEGIN one DATABASE_TIMEOUT_MS, as a query has', async () => {
+      const { reader, sent, released } = readerAnsweringIn(60, 'slave', 60, 100);
+      await expect(inOne(reader, 'SELECT 1')).rejects.toBeInstanceOf(ServiceUnavailableException);
+      await waitFor(() => released.length > 0, { what: 'the late connection to be dropped' });
+      expect(sent.map(({ text }) => text)).toEqual([
+        'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+      ]);
+      expect(released[0]).toBeInstanceOf(ServiceUnavailableException);
     });
 
     it('answers 503 when a statement outlives DATABASE_TIMEOUT_MS, and drops its connection', async () => {

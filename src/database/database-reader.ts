@@ -117,21 +117,23 @@ export class DatabaseReader {
   /**
    * Runs `read` with queries that all see the database as of one moment: one connection, one
    * REPEATABLE READ, READ ONLY transaction (where reads belong, as `query`). For an answer made
-   * of several statements whose rows must fit together. Each statement, and the wait for the
-   * connection, gets DATABASE_TIMEOUT_MS; after any failure the connection is dropped, never
-   * handed back mid-transaction.
+   * of several statements whose rows must fit together. The wait for the connection and the
+   * BEGIN get DATABASE_TIMEOUT_MS together, as a query's wait and run do, then each statement
+   * its own; after a failed statement the connection is dropped, never handed back
+   * mid-transaction.
    */
   async inSnapshot<T>(read: (query: SnapshotQuery) => Promise<T>): Promise<T> {
-    const { connection, release } = await this.checkOut();
-    // As in `query`: a connection that breaks fails the statement, which is what is reported.
-    connection.on('error', ignore);
+    const { connection, release } = await this.beginSnapshot();
     let failure: Error | undefined;
     try {
-      const query: SnapshotQuery = async <R>(text: string, params: unknown[]) =>
-        (await this.withinDeadline(connection.query(text, params))).rows as R;
-      await query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', []);
-      const result = await read(query);
-      await query('COMMIT', []);
+      const result = await read(
+        async <R>(text: string, params: unknown[]) =>
+          (await this.withinDeadline(connection.query(text, params))).rows as R,
+      );
+      // Nothing was written: a COMMIT that fails costs the connection, not the answer.
+      await this.withinDeadline(connection.query('COMMIT')).catch((error: Error) => {
+        failure = error;
+      });
       return result;
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));
@@ -142,28 +144,39 @@ export class DatabaseReader {
     }
   }
 
-  /** A connection where reads belong, within DATABASE_TIMEOUT_MS; one that comes later is released. */
-  private checkOut(): Promise<{ connection: PoolClient; release: Release }> {
+  /**
+   * A connection where reads belong, its snapshot's transaction begun, within
+   * DATABASE_TIMEOUT_MS; a connection that comes or begins later is handed back or dropped.
+   */
+  private beginSnapshot(): Promise<{ connection: PoolClient; release: Release }> {
     let expired = false;
-    const checkedOut = new Promise<{ connection: PoolClient; release: Release }>(
-      (resolve, reject) =>
-        this.pools.connect('read', (error, connection, release) => {
-          if (error || !connection || !release) return reject(error);
-          if (expired) return release();
-          resolve({ connection, release });
-        }),
+    const begun = new Promise<{ connection: PoolClient; release: Release }>((resolve, reject) =>
+      this.pools.connect('read', (error, connection, release) => {
+        if (error || !connection || !release) return reject(error);
+        if (expired) return release();
+        // As in `query`: a connection that breaks fails its statement, which is what is reported.
+        connection.on('error', ignore);
+        const drop = (reason: Error) => {
+          connection.removeListener('error', ignore);
+          release(reason);
+          reject(reason);
+        };
+        connection
+          .query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+          .then(() => (expired ? drop(unavailable()) : resolve({ connection, release })), drop);
+      }),
     );
-    return this.withinDeadline(checkedOut).catch((error: unknown) => {
-      expired = true;
-      throw error;
-    });
+    return this.withinDeadline(begun, () => (expired = true));
   }
 
   /** `work`'s answer, or a 503 once DATABASE_TIMEOUT_MS has passed without one. */
-  private withinDeadline<T>(work: Promise<T>): Promise<T> {
+  private withinDeadline<T>(work: Promise<T>, onExpired?: () => void): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(unavailable()), this.deadlineMs);
+      timer = setTimeout(() => {
+        onExpired?.();
+        reject(unavailable());
+      }, this.deadlineMs);
     });
     return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
   }

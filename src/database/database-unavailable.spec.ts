@@ -15,6 +15,10 @@ describe('isDatabaseUnavailable', () => {
     ['an admin shutdown (57P01)', withCode('57P01')],
     ['a server starting up (57P03)', withCode('57P03')],
     ['too many connections (53300)', withCode('53300')],
+    [
+      "a replica's conflict with recovery (40001)",
+      withCode('40001', 'canceling statement due to conflict with recovery'),
+    ],
     ['a connection failure (08006)', withCode('08006')],
     ['a pool wait timeout', new Error('timeout exceeded when trying to connect')],
     ['a dropped connection', new Error('Connection terminated unexpectedly')],
@@ -33,6 +37,7 @@ describe('isDatabaseUnavailable', () => {
   it.each([
     ['a syntax error (42601)', new QueryFailedError('SELEC', [], withCode('42601'))],
     ['an invalid text value (22P02)', withCode('22P02')],
+    ['a deadlock (40P01)', withCode('40P01')],
     ['a plain bug', new TypeError('undefined is not a function')],
     ['not an error', 'ECONNREFUSED'],
     ['null', null],

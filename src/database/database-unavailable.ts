@@ -2,8 +2,9 @@ export const DATABASE_UNAVAILABLE = 'The database is unavailable; retry later';
 
 // SQLSTATE classes meaning "the database cannot serve us right now" rather than "the query is
 // wrong": 08 connection exception, 53 insufficient resources, 57 operator intervention (which
-// includes 57014, a query cancelled by statement_timeout).
-const UNAVAILABLE_SQLSTATE = /^(08|53|57)/;
+// includes 57014, a query cancelled by statement_timeout); and 40001, which a read meets only
+// when a replica cancels it in a conflict with recovery: the same read later succeeds.
+const UNAVAILABLE_SQLSTATE = /^(08|53|57|40001$)/;
 const UNAVAILABLE_NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

@@ -57,8 +57,8 @@ export class LinksService {
 
   /**
    * The body, from batches read in one snapshot, with the content of exactly the rows in it
-   * (of the snapshot, not of the table when the request came), so a body made while the table
-   * changed never matches later.
+   * (the snapshot's, which may be later than the content the request read): it is served again
+   * only while the table holds exactly those rows.
    */
   private async render(): Promise<RenderedList> {
     let count = 0;

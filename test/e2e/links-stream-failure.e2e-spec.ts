@@ -3,6 +3,7 @@ import { AddressInfo } from 'node:net';
 import { DatabaseReader } from '../../src/database/database-reader';
 import { LINKS_BATCH_SIZE } from '../../src/links/links.service';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
+import { waitFor } from '../support/wait-for';
 
 interface Received {
   status: number;
@@ -77,11 +78,17 @@ describe('List Links when a later batch fails', () => {
 
     // The failure leaves nothing behind: no connection kept mid-transaction, and the next
     // request gets the whole list.
-    const [{ open }] = await t.dataSource.query(
-      `SELECT count(*)::int AS open FROM pg_stat_activity
-       WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+    // (The dropped connection's backend ends a moment after the socket closes.)
+    await waitFor(
+      async () => {
+        const [{ open }] = await t.dataSource.query(
+          `SELECT count(*)::int AS open FROM pg_stat_activity
+           WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+        );
+        return open === 0;
+      },
+      { what: 'no connection left in a transaction' },
     );
-    expect(open).toBe(0);
     jest.restoreAllMocks();
     const next = await fetchRaw(url);
     expect(next).toMatchObject({ status: 200, complete: true });
