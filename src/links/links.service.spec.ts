@@ -36,6 +36,14 @@ describe('LinksService', () => {
   afterAll(() => dropSuiteDatabase(dataSource));
   afterEach(() => jest.restoreAllMocks());
 
+  /** `bulk-1`…`bulk-<count>`, all created at one instant (removed by each test that adds them). */
+  const insertBulk = (count: number) =>
+    dataSource.query(
+      `INSERT INTO links (id, created_at, updated_at)
+       SELECT 'bulk-' || i, timestamptz '2026-06-01', timestamptz '2026-06-01'
+       FROM generate_series(1, $1) AS i`,
+      [count],
+    );
   const rendered = () => repository.inOneSnapshot((read) => renderLinksList(service.batches(read)));
 
   it('lists by createdAt then id, with the total', async () => {
@@ -46,12 +54,7 @@ describe('LinksService', () => {
 
   it('streams more links than one batch, in order, across ties at the batch boundary', async () => {
     const extra = LINKS_BATCH_SIZE * 2 + 1;
-    await dataSource.query(
-      `INSERT INTO links (id, created_at, updated_at)
-       SELECT 'bulk-' || i, timestamptz '2026-06-01', timestamptz '2026-06-01'
-       FROM generate_series(1, $1) AS i`,
-      [extra],
-    );
+    await insertBulk(extra);
     try {
       const list = await readJson(await rendered());
       const bulk = Array.from({ length: extra }, (_, i) => `bulk-${i + 1}`).sort((x, y) =>
@@ -65,12 +68,7 @@ describe('LinksService', () => {
   });
 
   it('reads its batches from one snapshot: a link moved while they are read is listed once', async () => {
-    await dataSource.query(
-      `INSERT INTO links (id, created_at, updated_at)
-       SELECT 'bulk-' || i, timestamptz '2026-06-01', timestamptz '2026-06-01'
-       FROM generate_series(1, $1) AS i`,
-      [LINKS_BATCH_SIZE],
-    );
+    await insertBulk(LINKS_BATCH_SIZE);
     try {
       // Once the first batch (which holds 'early') is read, 'early' moves past the batches to come.
       const list = await readJson(
