@@ -167,25 +167,23 @@ describe('Malformed HTTP', () => {
   });
 
   it('answers a target in absolute form as its path: data headers, no user info in the problem', async () => {
-    const origin = parseAnswer(await exchange(port, get('/api/data/links')));
-    const absolute = parseAnswer(await exchange(port, get('http://localhost/api/data/links')));
+    const answerTo = (target: string) => exchange(port, get(target)).then(parseAnswer);
+    const origin = await answerTo('/api/data/links');
+    const absolute = await answerTo('http://localhost/api/data/links');
     expect(absolute.status).toBe(200);
     for (const name of ['cache-control', 'vary', 'content-security-policy', 'x-frame-options'])
       expect([name, absolute.headers[name]]).toEqual([name, origin.headers[name]]);
 
-    const missing = parseAnswer(
-      await exchange(port, get('HTTP://user:s3cret@localhost:80/api/data/clients/nope')),
-    );
+    const missing = await answerTo('HTTP://user:s3cret@localhost:80/api/data/clients/nope');
     expect(missing.status).toBe(404);
     expect(missing.headers['cache-control']).toBe('no-store');
     expect(JSON.parse(missing.body)).toMatchObject({ instance: '/api/data/clients/nope' });
     expect(missing.body).not.toContain('s3cret');
 
     // Files under a mounted path (the reference's) are found too.
-    const file = (target: string) => exchange(port, get(target)).then(parseAnswer);
-    const css = await file('http://localhost/docs/swagger-ui.css');
+    const css = await answerTo('http://localhost/docs/swagger-ui.css');
     expect([css.status, css.headers['content-type']]).toEqual([200, 'text/css; charset=utf-8']);
-    expect((await file('http://localhost/docs/package.json')).status).toBe(404);
+    expect((await answerTo('http://localhost/docs/package.json')).status).toBe(404);
   });
 
   it('serves an HTTP/1.0 request without Host', async () => {
