@@ -1,6 +1,8 @@
 // What the bench measures for one load run against one server: requests/s and latency
 // (autocannon), the server's CPU time and the database backends' CPU time per request (from
-// /proc, steadier than requests/s on a shared machine) and the server's peak resident memory.
+// /proc, steadier than requests/s on a shared machine; its threads other than the main one
+// apart), the main thread's garbage-collection pauses per request (for a server started under
+// --trace-gc) and the server's peak resident memory.
 // Bench modules (bench/*.mjs) use `measure` for their own scenarios.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,10 +14,13 @@ import pg from 'pg';
 export const API_KEY = randomBytes(24).toString('base64url');
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString());
 
-/** User + system CPU milliseconds of a process (all its threads), or undefined if unreadable. */
-export function cpuMs(pid) {
+/**
+ * User + system CPU milliseconds of a process (all its threads), or of its main thread alone
+ * (`mainThread`), or undefined if unreadable.
+ */
+export function cpuMs(pid, { mainThread = false } = {}) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}/${mainThread ? `task/${pid}/` : ''}stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
   } catch {
@@ -83,15 +88,23 @@ export async function measure(server, databaseUrl, paths, options) {
   const pid = server.child.pid;
   let peakRss = rssMb(pid);
   const timer = setInterval(() => (peakRss = Math.max(peakRss, rssMb(pid))), 50);
-  const [cpuBefore, databaseBefore] = [cpuMs(pid), await databaseCpu(databaseUrl)];
+  const cpuNow = () => ({ all: cpuMs(pid), main: cpuMs(pid, { mainThread: true }) });
+  const [cpuBefore, databaseBefore] = [cpuNow(), await databaseCpu(databaseUrl)];
+  const gcBefore = server.gcPauseMs;
   try {
     const result = await load(server.port, paths, options);
     const databaseAfter = await databaseCpu(databaseUrl);
+    const cpuAfter = cpuNow();
     const perRequest = (ms) => (ms === undefined ? undefined : (1000 * ms) / result.requests);
     return {
       ...result,
-      cpuUs: perRequest(cpuMs(pid) - cpuBefore),
+      cpuUs: perRequest(cpuAfter.all - cpuBefore.all),
+      // The threads beside the main one: mostly V8's, collecting garbage and compiling.
+      otherThreadsCpuUs: perRequest(
+        cpuAfter.all - cpuAfter.main - (cpuBefore.all - cpuBefore.main),
+      ),
       databaseCpuUs: perRequest(databaseCpuSince(databaseBefore, databaseAfter)),
+      gcPauseUs: gcBefore === undefined ? undefined : perRequest(server.gcPauseMs - gcBefore),
       peakRss: Math.max(peakRss, rssMb(pid)),
     };
   } finally {

@@ -124,8 +124,10 @@ async function startServers(env) {
     ['raw', 'bench/reference-server.mjs', env],
   ];
   const servers = {};
+  // Every server prints its collections (--trace-gc, a line per collection): their pauses per
+  // request are what a heap bound costs, steadier than the requests/s it changes.
   for (const [key, script, serverEnv] of specs)
-    servers[key] = startServer(script, serverEnv, await freePort());
+    servers[key] = startServer(script, serverEnv, await freePort(), ['--trace-gc']);
   const startedAt = Date.now();
   await servers.ours.ready;
   const startupMs = Date.now() - startedAt;
@@ -387,6 +389,8 @@ function medianRun(runs) {
     p99: medianOf('p99'),
     cpuUs: medianOf('cpuUs'),
     databaseCpuUs: medianOf('databaseCpuUs'),
+    gcPauseUs: medianOf('gcPauseUs'),
+    otherThreadsCpuUs: medianOf('otherThreadsCpuUs'),
     peakRss: Math.max(...runs.map((run) => run.peakRss)),
     errors: runs.reduce((sum, run) => sum + run.errors, 0),
   };
@@ -396,6 +400,11 @@ const fmt = (value, digits = 0) => (value === undefined ? '—' : value.toFixed(
 
 const ratio = (a, b) => (a === undefined || b === undefined ? '—' : `${fmt(a / b, 2)}×`);
 const mean = (a, b) => (a === undefined || b === undefined ? undefined : (a + b) / 2);
+/** `extra - base` as a signed share of `whole`: `+3.1 %`. */
+const extraShare = (extra, base, whole) =>
+  [extra, base, whole].includes(undefined)
+    ? '—'
+    : `${extra >= base ? '+' : '−'}${fmt((100 * Math.abs(extra - base)) / whole, 1)} %`;
 const spread = (a, b) =>
   a === undefined || b === undefined ? '—' : `${fmt((100 * Math.abs(a - b)) / mean(a, b))} %`;
 
@@ -455,18 +464,25 @@ function renderReport({ rows, overhead, linksMemory, loadSeconds, started, extra
           '',
           '## Variants of our server (over ours; compare with the A/A spread)',
           '',
-          `| scenario | ${variants.map((_, i) => `V${i + 1} req/s | V${i + 1} CPU/req`).join(' | ')} |`,
-          `|---|${variants.map(() => '---:|---:').join('|')}|`,
+          `| scenario | ${variants.map((_, i) => `V${i + 1} req/s | V${i + 1} CPU/req | V${i + 1} GC pause | V${i + 1} other threads`).join(' | ')} |`,
+          `|---|${variants.map(() => '---:|---:|---:|---:').join('|')}|`,
           ...rows.map(
             (row) =>
               `| ${row.name} | ${variants
                 .map(
                   (_, i) =>
                     `${ratio(row[`variant${i}`].rps, oursOf(row, 'rps'))} | ` +
-                    `${ratio(row[`variant${i}`].cpuUs, oursOf(row, 'cpuUs'))}`,
+                    `${ratio(row[`variant${i}`].cpuUs, oursOf(row, 'cpuUs'))} | ` +
+                    `${extraShare(row[`variant${i}`].gcPauseUs, oursOf(row, 'gcPauseUs'), oursOf(row, 'cpuUs'))} | ` +
+                    `${extraShare(row[`variant${i}`].otherThreadsCpuUs, oursOf(row, 'otherThreadsCpuUs'), oursOf(row, 'cpuUs'))}`,
                 )
                 .join(' | ')} |`,
           ),
+          '',
+          "GC pause: the variant's main-thread collection pauses per request (--trace-gc) minus ours;",
+          "other threads: the CPU per request of its threads beside the main one (V8's collector",
+          'helpers, mostly) minus ours; both as a share of our CPU per request. Their sum is what a',
+          'heap bound costs in collecting, steadier than its ratios of requests/s.',
         ]),
     '',
     '## Requests per second',
@@ -484,6 +500,14 @@ function renderReport({ rows, overhead, linksMemory, loadSeconds, started, extra
     '## Database CPU per request (µs, the PostgreSQL backends of the bench database)',
     '',
     ...table('µs', 'databaseCpuUs'),
+    '',
+    '## Garbage-collection pauses per request (µs of the main thread, from --trace-gc)',
+    '',
+    ...table('µs', 'gcPauseUs', 1),
+    '',
+    '## CPU per request of the threads beside the main one (µs)',
+    '',
+    ...table('µs', 'otherThreadsCpuUs'),
     '',
     `## Peak RSS (MB; idle after start: ${columns.map(([key, label]) => `${label} ${fmt(idleRss[key])}`).join(', ')})`,
     '',

@@ -104,8 +104,10 @@ export function startServer(script, env, port, nodeArgs = []) {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // Ready once the port accepts a connection: a server run with LOG_LEVEL=warn prints no
-  // "listening on" line. stdout is still drained so a chatty server never blocks on it.
-  child.stdout.resume();
+  // "listening on" line. stdout is still read so a chatty server never blocks on it.
+  let gc;
+  if (nodeArgs.includes('--trace-gc')) gc = gcPauses(child.stdout);
+  else child.stdout.resume();
   const ready = new Promise((resolve, reject) => {
     let exited = false;
     child.once('exit', (code) => {
@@ -121,5 +123,36 @@ export function startServer(script, env, port, nodeArgs = []) {
     probe();
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  return { child, ready, exited, port };
+  return {
+    child,
+    ready,
+    exited,
+    port,
+    /** Milliseconds the main thread spent collecting garbage, under --trace-gc. */
+    get gcPauseMs() {
+      return gc?.ms;
+    },
+  };
+}
+
+// A line V8 prints under --trace-gc: `… ms: Scavenge 50.1 (60.2) -> 45.3 (60.2) MB, pooled: 0
+// MB, 1.23 / 0.00 ms …`, a full collection adding `(+ 7.9 ms in 75 steps since start of
+// marking …` for its incremental steps. Both are time the main thread spent collecting.
+const GC_LINE = / ms: .* MB, ([\d.]+) \/ [\d.]+ ms(?:\s+\(\+ ([\d.]+) ms in)?/;
+
+/** Drains a server's stdout, summing the main-thread pauses of the --trace-gc lines in it. */
+function gcPauses(stdout) {
+  const total = { ms: 0 };
+  let partial = '';
+  stdout.on('data', (chunk) => {
+    // Most of a server's output is its access log: only chunks with a GC line are decoded.
+    if (!partial && chunk.indexOf(' ms: ') === -1) return;
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop();
+    for (const line of lines) {
+      const match = GC_LINE.exec(line);
+      if (match) total.ms += Number(match[1]) + Number(match[2] ?? 0);
+    }
+  });
+  return total;
 }
