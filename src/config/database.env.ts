@@ -1,14 +1,15 @@
 import { Expose } from 'class-transformer';
-import { IsDefined, Matches } from 'class-validator';
-import { CommaList, ExactBoolean, WholeMilliseconds } from './env-decorators';
+import { IsDefined } from 'class-validator';
+import { CommaList, ExactBoolean, ServiceUrl, WholeMilliseconds } from './env-decorators';
 
-const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
+const POSTGRES = ['postgres:', 'postgresql:'];
+const ENCODED = 'with @ : / ? # % in a user or password percent-encoded';
 
 /** The database: all the command-line tools need (docs/operations.md, Configuration). */
 export class DatabaseEnv {
   @Expose()
   @IsDefined({ message: 'DATABASE_URL is required' })
-  @Matches(POSTGRES_URL, { message: 'DATABASE_URL must be a postgres:// URL' })
+  @ServiceUrl(POSTGRES, `DATABASE_URL must be a postgres:// URL, ${ENCODED}`)
   DATABASE_URL!: string;
 
   // Bounds the wait for a pooled connection and the statement together; past it, a 503.
@@ -17,10 +18,11 @@ export class DatabaseEnv {
 
   // When set, every read goes to one of these (streaming) replicas.
   @CommaList()
-  @Matches(POSTGRES_URL, {
-    each: true,
-    message: 'DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs',
-  })
+  @ServiceUrl(
+    POSTGRES,
+    `DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs, ${ENCODED}`,
+    true,
+  )
   DATABASE_REPLICA_URLS: string[] = [];
 
   // false behind a transaction-mode pooler that cannot keep prepared statements (PgBouncer

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Expose, Transform } from 'class-transformer';
-import { IsBoolean, IsInt, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, Max, Min, ValidateBy } from 'class-validator';
 
 // One decorator per repeated stack; each message names the variable ($property).
 
@@ -30,11 +30,55 @@ export const ExactBoolean = () =>
     IsBoolean({ message: '$property must be true or false' }),
   );
 
-/** A whole number of milliseconds, `min` or more. */
+// The longest delay a Node timer takes (about 24.8 days): a longer one fires after 1 ms.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A whole number of milliseconds from `min` to the longest a timer can wait. */
 export const WholeMilliseconds = (min: number) => {
-  const rule = { message: `$property must be a whole number of milliseconds, ${min} or more` };
-  return applyDecorators(Expose(), Transform(parseInteger), IsInt(rule), Min(min, rule));
+  const rule = {
+    message: `$property must be a whole number of milliseconds from ${min} to ${MAX_TIMER_MS}`,
+  };
+  return applyDecorators(
+    Expose(),
+    Transform(parseInteger),
+    IsInt(rule),
+    Min(min, rule),
+    Max(MAX_TIMER_MS, rule),
+  );
 };
+
+function isDecodable(component: string): boolean {
+  try {
+    decodeURIComponent(component);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A URL of one of `protocols` (`redis:`), whose user and password decode: the drivers parse it
+ * with the WHATWG parser and decode both, and their errors quote the whole URL, password
+ * included. Checked here, the message names the variable and nothing of its value.
+ */
+export const ServiceUrl = (protocols: readonly string[], message: string, each = false) =>
+  ValidateBy(
+    {
+      name: 'serviceUrl',
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string' || /\s/.test(value) || !URL.canParse(value)) return false;
+          const url = new URL(value);
+          return (
+            protocols.includes(url.protocol) &&
+            isDecodable(url.username) &&
+            isDecodable(url.password)
+          );
+        },
+      },
+    },
+    { message, each },
+  );
 
 /** A whole number of requests, 1 or more. */
 export const WholeRequests = () => {

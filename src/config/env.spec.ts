@@ -142,36 +142,59 @@ describe('validateEnv', () => {
     [
       'KEY_CACHE_TTL_MS',
       '50',
-      'KEY_CACHE_TTL_MS must be a whole number of milliseconds, 100 or more',
+      'KEY_CACHE_TTL_MS must be a whole number of milliseconds from 100 to 2147483647',
     ],
     ['RATE_LIMIT_PER_KEY', '0', 'RATE_LIMIT_PER_KEY must be a whole number of requests, 1 or more'],
     ['RATE_LIMIT_PER_IP', '1.5', 'RATE_LIMIT_PER_IP must be a whole number of requests, 1 or more'],
     [
       'RATE_LIMIT_WINDOW_MS',
       '10',
-      'RATE_LIMIT_WINDOW_MS must be a whole number of milliseconds, 1000 or more',
+      'RATE_LIMIT_WINDOW_MS must be a whole number of milliseconds from 1000 to 2147483647',
     ],
     ['REDIS_URL', 'http://x', 'REDIS_URL must be a redis:// or rediss:// URL'],
+    [
+      'REDIS_URL',
+      'redis://:pa#ss@redis.internal:6379',
+      'REDIS_URL must be a redis:// or rediss:// URL, with @ : / ? # % in a user or password percent-encoded',
+    ],
+    ['REDIS_URL', 'redis://redis.internal:99999', 'REDIS_URL must be a redis:// or rediss:// URL'],
+    [
+      'DATABASE_URL',
+      'postgres://u:pa%zz@h/db',
+      'DATABASE_URL must be a postgres:// URL, with @ : / ? # % in a user or password percent-encoded',
+    ],
+    ['DATABASE_URL', 'postgres://u:p/ss@h/db', 'DATABASE_URL must be a postgres:// URL'],
+    ['DATABASE_URL', 'postgres://u@h /db', 'DATABASE_URL must be a postgres:// URL'],
+    [
+      'HEALTH_TIMEOUT_MS',
+      '2147483648',
+      'HEALTH_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647',
+    ],
+    [
+      'SHUTDOWN_TIMEOUT_MS',
+      '3000000000',
+      'SHUTDOWN_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647',
+    ],
     ['CORS_ORIGINS', '*', 'CORS_ORIGINS must list origins such as https://app.example.com'],
     [
       'COUNT_CACHE_TTL_MS',
       '-5',
-      'COUNT_CACHE_TTL_MS must be a whole number of milliseconds, 0 or more',
+      'COUNT_CACHE_TTL_MS must be a whole number of milliseconds from 0 to 2147483647',
     ],
     [
       'COUNT_CACHE_TTL_MS',
       '1.5',
-      'COUNT_CACHE_TTL_MS must be a whole number of milliseconds, 0 or more',
+      'COUNT_CACHE_TTL_MS must be a whole number of milliseconds from 0 to 2147483647',
     ],
     [
       'DATABASE_TIMEOUT_MS',
       '0',
-      'DATABASE_TIMEOUT_MS must be a whole number of milliseconds, 1 or more',
+      'DATABASE_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647',
     ],
     [
       'DATABASE_TIMEOUT_MS',
       '5s',
-      'DATABASE_TIMEOUT_MS must be a whole number of milliseconds, 1 or more',
+      'DATABASE_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647',
     ],
     [
       'LOG_LEVEL',
@@ -188,20 +211,44 @@ describe('validateEnv', () => {
     [
       'HEALTH_TIMEOUT_MS',
       '0',
-      'HEALTH_TIMEOUT_MS must be a whole number of milliseconds, 1 or more',
+      'HEALTH_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647',
     ],
     [
       'SHUTDOWN_DRAIN_DELAY_MS',
       '-1',
-      'SHUTDOWN_DRAIN_DELAY_MS must be a whole number of milliseconds, 0 or more',
+      'SHUTDOWN_DRAIN_DELAY_MS must be a whole number of milliseconds from 0 to 2147483647',
     ],
     [
       'SHUTDOWN_TIMEOUT_MS',
       '0',
-      'SHUTDOWN_TIMEOUT_MS must be a whole number of milliseconds, 1 or more',
+      'SHUTDOWN_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647',
     ],
   ])('rejects %s=%j', (name, value, message) => {
     expect(() => validateEnv({ ...VALID, [name]: value })).toThrow(message);
+  });
+
+  it('accepts URLs whose user and password are percent-encoded, and sockets', () => {
+    const url = 'postgres://app:p%23ss%2Fw%40rd@db.internal:5432/app';
+    expect(validateEnv({ ...VALID, DATABASE_URL: url }).DATABASE_URL).toBe(url);
+    const socket = 'postgresql:///app?host=/var/run/postgresql';
+    expect(validateEnv({ ...VALID, DATABASE_URL: socket }).DATABASE_URL).toBe(socket);
+    const redis = 'rediss://default:s3cr%23t@redis.internal:6380/2';
+    expect(validateEnv({ ...VALID, REDIS_URL: redis }).REDIS_URL).toBe(redis);
+    expect(validateEnv({ ...VALID, HEALTH_TIMEOUT_MS: '2147483647' }).HEALTH_TIMEOUT_MS).toBe(
+      2147483647,
+    );
+  });
+
+  it('never repeats a rejected URL, whose password it may hold', () => {
+    const attempt = () =>
+      validateEnv({
+        ...VALID,
+        DATABASE_URL: 'postgres://u:hunter2#x@h/db',
+        REDIS_URL: 'redis://:hunter3#x@h:6379',
+        DATABASE_REPLICA_URLS: 'postgres://r:hunter4%@h/db',
+      });
+    expect(attempt).toThrow('DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs');
+    expect(attempt).not.toThrow(/hunter/);
   });
 
   it.each([

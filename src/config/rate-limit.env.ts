@@ -1,6 +1,6 @@
 import { Expose } from 'class-transformer';
 import { IsOptional, Matches } from 'class-validator';
-import { WholeMilliseconds, WholeRequests } from './env-decorators';
+import { ServiceUrl, WholeMilliseconds, WholeRequests } from './env-decorators';
 
 /** Budgets per caller and window, and where they are counted. */
 export class RateLimitEnv {
@@ -17,7 +17,10 @@ export class RateLimitEnv {
 
   @Expose()
   @IsOptional()
-  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  @ServiceUrl(
+    ['redis:', 'rediss:'],
+    'REDIS_URL must be a redis:// or rediss:// URL, with @ : / ? # % in a user or password percent-encoded',
+  )
   REDIS_URL?: string;
 
   @Expose()
