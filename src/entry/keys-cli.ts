@@ -13,6 +13,17 @@ Uses DATABASE_URL, or the embedded development database (.data/postgres) when it
 
 class UsageError extends Error {}
 
+// The api_keys.name check constraint's limit.
+const MAX_NAME_LENGTH = 200;
+
+function durationOf(text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (error) {
+    throw new UsageError(`--expires-in: ${(error as Error).message}`);
+  }
+}
+
 /** `npm run keys`: issue, list and revoke the API keys kept in the database. */
 async function main(args: string[]): Promise<void> {
   const [command, ...rest] = args;
@@ -29,8 +40,13 @@ async function create(args: string[]): Promise<void> {
   const { values } = parse(args, { name: { type: 'string' }, 'expires-in': { type: 'string' } });
   const name = (values.name as string | undefined)?.trim();
   if (!name) throw new UsageError('create needs --name <name>');
+  if ([...name].length > MAX_NAME_LENGTH)
+    throw new UsageError(`--name is longer than ${MAX_NAME_LENGTH} characters`);
+  if (/\p{Cc}/u.test(name))
+    throw new UsageError('--name must not hold control characters (newlines, escapes)');
   const expiresIn = values['expires-in'] as string | undefined;
-  const lifetimeMs = expiresIn ? parseDuration(expiresIn) : null;
+  // Given but empty (an unset shell variable, say) is an error, not a key that never expires.
+  const lifetimeMs = expiresIn === undefined ? null : durationOf(expiresIn);
   await withDatabase(async (keys) => {
     const expiresAt = lifetimeMs === null ? null : new Date(Date.now() + lifetimeMs);
     const { key, record } = await keys.create(name, expiresAt);
@@ -78,13 +94,19 @@ function describe(key: ApiKey) {
   };
 }
 
-/** node:util's parser, strict: an unknown option or a stray argument is a usage error. */
+/**
+ * node:util's parser, strict: an unknown option, a repeated one (which it would take the last
+ * of) or a stray argument is a usage error.
+ */
 function parse(args: string[], options: ParseArgsConfig['options'] = {}, maxPositionals = 0) {
   try {
-    const parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+    const parsed = parseArgs({ args, options, strict: true, allowPositionals: true, tokens: true });
     if (parsed.positionals.length > maxPositionals) {
       throw new UsageError(`Unexpected argument: ${parsed.positionals[maxPositionals]}`);
     }
+    const given = parsed.tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : []));
+    const repeated = given.find((name, index) => given.indexOf(name) !== index);
+    if (repeated) throw new UsageError(`--${repeated} is given more than once`);
     return parsed;
   } catch (error) {
     throw error instanceof UsageError ? error : new UsageError((error as Error).message);

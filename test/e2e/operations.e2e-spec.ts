@@ -157,6 +157,23 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
     expect(logs).not.toMatch(/Bearer \S/i);
   }, 60000);
 
+  // Each name is unique to its case, so the list shows whether anything was created.
+  it.each([
+    [['create', '--name', 'refused-empty-expiry', '--expires-in', ''], 'Invalid duration ""'],
+    [
+      ['create', '--name', 'refused-first', '--name', 'refused-second'],
+      '--name is given more than once',
+    ],
+    [['create', '--name', 'refused-long'.padEnd(201, '-')], '--name is longer than 200 characters'],
+    [['create', '--name', 'refused-two\nlines'], '--name must not hold control characters'],
+    [['create', '--name', 'refused-\u001b[31mred'], '--name must not hold control characters'],
+  ])('refuses `keys %j` as a usage error, creating nothing', async (args, message) => {
+    const failure = await keysCli(args).catch((error) => error);
+    expect(failure.code).toBe(2);
+    expect(failure.stderr).toContain(message);
+    expect((await keysCli(['list'])).stdout).not.toContain('refused-');
+  });
+
   it('works against the embedded development database when DATABASE_URL is unset', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'links-clients-keys-cli-'));
     // As a checkout is: the embedded server may run as the `postgres` user (when root).
