@@ -109,27 +109,33 @@ export class CursorCodec {
 
 const CURSOR_BINDING = Symbol('cursor binding');
 
-/** How a query DTO's cursor is bound: the scope of the request, and where its position goes. */
+/**
+ * How a query DTO's cursor is bound: the scope of the request, the filters the scope reads, and
+ * where its position goes.
+ */
 export interface CursorBinding {
   property: string;
   target: string;
   scope: (query: object) => string;
+  filters: readonly string[];
 }
 
 /**
- * Marks a query DTO's cursor parameter as a signed cursor bound to `scope(query)`. The
- * validation pipe verifies it with the other parameters and puts the decoded position in
- * `target`, so one 400 names every bad parameter, the cursor included.
+ * Marks a query DTO's cursor parameter as a signed cursor bound to `scope(query)`, which reads
+ * `filters`. The validation pipe verifies it with the other parameters and puts the decoded
+ * position in `target`, so one 400 names every bad parameter, the cursor included.
  */
 export function SignedCursor<T extends object>(
   scope: (query: T) => string,
   target: keyof T & string,
+  filters: readonly (keyof T & string)[] = [],
 ): PropertyDecorator {
   return (prototype, property) => {
     const binding: CursorBinding = {
       property: String(property),
       target,
       scope: scope as (query: object) => string,
+      filters,
     };
     Reflect.defineMetadata(CURSOR_BINDING, binding, prototype.constructor);
   };

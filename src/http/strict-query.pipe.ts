@@ -3,7 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync } from 'class-validator';
 import { INVALID_PERCENT_ENCODING, INVALID_QUERY } from './error-texts';
 import { MALFORMED_NAMES, ParsedQuery } from './parse-query';
-import { CursorCodec, CursorError, cursorBindingOf } from './signed-cursor';
+import { CursorBinding, CursorCodec, CursorError, cursorBindingOf } from './signed-cursor';
 
 export const UNKNOWN_PARAMETER = 'is not a known parameter';
 
@@ -45,7 +45,10 @@ export class StrictQueryPipe implements PipeTransform {
     for (const error of validateSync(dto, { forbidUnknownValues: false })) {
       errors.push({ name: error.property, reason: Object.values(error.constraints ?? {})[0] });
     }
-    this.decodeCursor(dto, errors);
+    this.decodeCursor(dto, errors, (reading) => plainToInstance(metatype, reading) as object, {
+      accepted,
+      query,
+    });
     if (errors.length > 0) {
       const order = Object.keys(query);
       errors.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
@@ -55,19 +58,53 @@ export class StrictQueryPipe implements PipeTransform {
   }
 
   /** A signed cursor that passed the plain checks is verified against its request's scope. */
-  private decodeCursor(dto: object, errors: ParameterError[]): void {
+  private decodeCursor(
+    dto: object,
+    errors: ParameterError[],
+    toDto: (reading: Record<string, unknown>) => object,
+    given: { accepted: Record<string, unknown>; query: ParsedQuery },
+  ): void {
     const binding = cursorBindingOf(dto.constructor);
     const fields = dto as Record<string, unknown>;
     const cursor = binding && fields[binding.property];
     if (!binding || typeof cursor !== 'string') return;
     if (errors.some((error) => error.name === binding.property)) return;
     const position = this.cursors.decode(cursor, binding.scope(dto));
-    if (typeof position === 'string') {
-      errors.push({ name: binding.property, reason: CURSOR_REASONS[position] });
-    } else {
+    if (typeof position !== 'string') {
       fields[binding.target] = position;
+      return;
     }
+    // A filter already named (repeated, empty, invalid) may be the one the cursor came with: the
+    // cursor is named too only when no reading of that filter fits it.
+    const fits = (reading: Record<string, unknown>) =>
+      typeof this.cursors.decode(cursor, binding.scope(toDto(reading))) !== 'string';
+    if (position === 'other-scope' && otherReadings(binding, errors, given).some(fits)) return;
+    errors.push({ name: binding.property, reason: CURSOR_REASONS[position] });
   }
+}
+
+// Values read per filter in error: a few distinct ones cover a repeated parameter's mistakes.
+const READINGS_PER_FILTER = 3;
+
+/**
+ * The queries a request may have meant where its cursor's filters are in error: each such
+ * filter left out, or given once with one of its values.
+ */
+function otherReadings(
+  binding: CursorBinding,
+  errors: ParameterError[],
+  { accepted, query }: { accepted: Record<string, unknown>; query: ParsedQuery },
+): Record<string, unknown>[] {
+  const unsure = binding.filters.filter((name) => errors.some((error) => error.name === name));
+  let readings: Record<string, unknown>[] = [{ ...accepted }];
+  for (const name of unsure) {
+    const values = [...new Set([query[name]].flat())].slice(0, READINGS_PER_FILTER);
+    readings = readings.flatMap((reading) => {
+      const { [name]: _left, ...without } = reading;
+      return [without, ...values.map((value) => ({ ...without, [name]: value }))];
+    });
+  }
+  return unsure.length > 0 ? readings : [];
 }
 
 /** The 400 for bad query parameters, each named with its reason. */

@@ -207,6 +207,29 @@ describe('Cursor paging (docs/api.md, Endpoints)', () => {
         ]);
       });
 
+      // The cursor came with status=connected alone: a filter the 400 already names may be
+      // the one it came with, and then the cursor is not named as well.
+      it.each([
+        ['status=connected&status=connected', 'status', 'must be given only once'],
+        ['status=new&status=connected', 'status', 'must be given only once'],
+        ['status=connected&isDeleted=', 'isDeleted', 'must be true or false'],
+        ['status=connected&linkId=a&linkId=b', 'linkId', 'must be given only once'],
+      ])(
+        'a filter in error that the cursor may have come with (%j)',
+        async (filters, name, reason) => {
+          const c = encodeURIComponent(cursor);
+          await expect400(`${filters}&cursor=${c}`, [{ name, reason }]);
+        },
+      );
+
+      it('a repeated filter none of whose values the cursor came with', async () => {
+        const c = encodeURIComponent(cursor);
+        await expect400(`status=new&status=pending&cursor=${c}`, [
+          { name: 'status', reason: 'must be given only once' },
+          OTHER,
+        ]);
+      });
+
       it('page with a forged cursor', async () => {
         await expect400('status=connected&page=2&cursor=eyJ9.eyJ9', [
           { name: 'page', reason: 'cannot be combined with cursor' },

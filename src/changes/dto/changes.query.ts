@@ -38,7 +38,7 @@ export class ClientChangesQuery {
 
   @ApiPropertyOptional(CURSOR_DOC)
   @CursorField()
-  @SignedCursor<ClientChangesQuery>(clientChangesScope, 'after')
+  @SignedCursor<ClientChangesQuery>(clientChangesScope, 'after', ['linkId'])
   cursor?: string;
 
   after?: CursorPosition;

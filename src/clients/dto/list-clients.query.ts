@@ -79,7 +79,7 @@ export class ListClientsQuery {
   })
   @CursorField()
   @NotCombinedWith('page')
-  @SignedCursor<ListClientsQuery>(listClientsScope, 'after')
+  @SignedCursor<ListClientsQuery>(listClientsScope, 'after', ['linkId', 'isDeleted', 'status'])
   cursor?: string;
 
   /** The position the cursor holds, verified by the validation pipe; not a query parameter. */
