@@ -7,17 +7,22 @@ import { weakApiKeyProblems } from './api-keys/environment-keys';
 import { splitList } from './config/env-decorators';
 import { DatabaseEnv } from './config/database.env';
 import { validateEnvSections } from './config/env';
+import { weakCursorSecretProblems } from './config/weak-cursor-secret';
 import { startApi } from './start-api';
 
-// One message for every problem: the weak keys together with any other invalid variable.
+// One message for every problem: the weak secrets together with any other invalid variable.
 async function refuseInvalidEnvironment(): Promise<void> {
-  validateEnvSections(process.env, weakApiKeyProblems(splitList(process.env.API_KEYS ?? '')));
+  validateEnvSections(process.env, [
+    ...weakApiKeyProblems(splitList(process.env.API_KEYS ?? '')),
+    ...weakCursorSecretProblems(process.env),
+  ]);
 }
 
 // Production start (`npm run start:prod`, docs/operations.md, Production path): no embedded database, no seeding and
 // no implicit migrations. A bad environment ends in one message naming each variable, exit 1.
-// Weak keys are refused here, in the production entry point only, so no setting can skip it;
-// the development start and the tests (which boot the app module directly) use short keys.
+// Weak keys and cursor secrets are refused here, in the production entry point only, so no
+// setting can skip it; the development start and the tests (which boot the app module
+// directly) use short keys.
 refuseInvalidEnvironment()
   .then(startApi)
   .then(({ app, url }) => {

@@ -65,6 +65,18 @@ describe('production start', () => {
     expect(failure.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('refuses a placeholder or made-up cursor secret, printing none', async () => {
+    const weak = { CURSOR_SECRET: ' '.repeat(35), CURSOR_SECRET_PREVIOUS: 'change-me'.repeat(4) };
+    const failure = await run('node', [join(outDir, 'main.js')], {
+      env: { ...baseEnv, DATABASE_URL: databaseUrl.toString(), API_KEYS: key, ...weak },
+    }).catch((error) => error);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toContain('CURSOR_SECRET has fewer than 10 distinct characters');
+    expect(failure.stderr).toContain('CURSOR_SECRET_PREVIOUS is a placeholder');
+    expect(failure.stderr).not.toContain(weak.CURSOR_SECRET_PREVIOUS);
+    expect(failure.stderr).not.toMatch(/\n\s+at /);
+  });
+
   const env = {
     ...baseEnv,
     DATABASE_URL: databaseUrl.toString(),
