@@ -8,6 +8,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // After the last in-flight request, a short wait for requests on connections accepted just
 // before the listener closed, whose bytes were not read yet.
 const SETTLE_MS = 200;
+const CUT_RESPONSES_CLOSE_MS = 100;
 
 /**
  * On SIGTERM or SIGINT: readiness fails at once; the server keeps serving for
@@ -33,7 +34,8 @@ export function shutDownGracefully(
     const deadline = setTimeout(() => {
       logger.error(`requests still open after ${timeoutMs} ms; closing them`);
       server.closeAllConnections();
-      process.exit(1);
+      // The cut responses close on the loop's next turns, each writing its access-log line.
+      setTimeout(() => process.exit(1), CUT_RESPONSES_CLOSE_MS);
     }, timeoutMs);
     deadline.unref();
     // net.Server#close stops accepting but, unlike http.Server#close, leaves the accepted

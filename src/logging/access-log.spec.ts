@@ -20,7 +20,7 @@ new PinoLogger(
 
 const ROUTE = '/api/data/clients/:id';
 
-function exchange(url: string, status = 200, writableFinished = true) {
+function exchange(url: string, status = 200, writableFinished = true, headersSent = true) {
   const req = Object.assign(new EventEmitter(), {
     method: 'GET',
     url,
@@ -32,6 +32,7 @@ function exchange(url: string, status = 200, writableFinished = true) {
   const res = Object.assign(new EventEmitter(), {
     statusCode: status,
     writableFinished,
+    headersSent,
     locals: { apiKeyId: 'env-1' },
     setHeader: () => undefined,
   });
@@ -74,7 +75,18 @@ describe('the access log', () => {
     const { req, res } = exchange('/api/data/clients/c-1', 200, false);
     logRequest(req, res, ROUTE, 1);
     await written();
-    expect(lines).toEqual([expect.objectContaining({ level: 40, msg: 'request aborted' })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 40, status: 200, msg: 'request aborted' }),
+    ]);
+  });
+
+  it('gives no status to a request whose client left before the response began', async () => {
+    const { req, res } = exchange('/api/data/clients/c-1', 200, false, false);
+    logRequest(req, res, ROUTE, 1);
+    await written();
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 40, status: null, msg: 'request aborted' }),
+    ]);
   });
 
   it('leaves probes and scrapes out, in any case as the router matches them', async () => {

@@ -38,12 +38,13 @@ export function logRequest(req: Request, res: Response, route: string, durationM
     method: req.method,
     route,
     path: req.originalUrl.split('?')[0],
-    status: res.statusCode,
+    // A client that left before the response began never got a status: the default 200 would lie.
+    status: res.headersSent ? res.statusCode : null,
     durationMs: Math.round(durationMs),
     key: (res.locals.apiKeyId as string | undefined) ?? null,
   };
   if (res.statusCode >= 500) PinoLogger.root.error(line, 'request failed');
-  // The client went away before the whole response was sent: `status` is what it would have been.
+  // The client went away before the whole response was sent.
   else if (!res.writableFinished) PinoLogger.root.warn(line, 'request aborted');
   else PinoLogger.root.info(line, 'request completed');
 }

@@ -200,6 +200,13 @@ describe('Graceful shutdown on SIGTERM', () => {
     expect(await api.exited).toBe(1);
     expect((await stuck).status).toBeUndefined();
     await api.logLine((line) => String(line.msg).startsWith('requests still open after 500 ms'));
+    // The cut request is logged too, without the status it never got.
+    await api.logLine(
+      (line) =>
+        line.msg === 'request aborted' &&
+        line.route === '/api/data/clients' &&
+        line.status === null,
+    );
     expect(api.stdout()).not.toContain('closed cleanly');
   }, 60000);
 });
