@@ -1,11 +1,20 @@
 import { Expose } from 'class-transformer';
-import { IsIn } from 'class-validator';
+import { IsIn, ValidateBy } from 'class-validator';
 import { WholeMilliseconds } from './env-decorators';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_FORMATS = ['json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
+
+function isInstalled(module: string): boolean {
+  try {
+    require.resolve(module);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Logs, probes and shutdown. */
 export class OperationsEnv {
@@ -16,6 +25,16 @@ export class OperationsEnv {
   // JSON lines for log collectors; `npm start` sets pretty for people.
   @Expose()
   @IsIn(LOG_FORMATS, { message: `LOG_FORMAT must be one of ${LOG_FORMATS.join(', ')}` })
+  @ValidateBy(
+    {
+      name: 'printerInstalled',
+      validator: { validate: (format) => format !== 'pretty' || isInstalled('pino-pretty') },
+    },
+    {
+      message:
+        'LOG_FORMAT=pretty needs pino-pretty, a development dependency a production install leaves out: use json',
+    },
+  )
   LOG_FORMAT: LogFormat = 'json';
 
   @WholeMilliseconds(1)

@@ -115,5 +115,15 @@ describe('Container runtime stage, reproduced', () => {
       api.child.kill('SIGTERM');
       expect(await api.exited).toBe(0);
     }
+
+    // The printer of LOG_FORMAT=pretty is a development dependency: refused by name, not a crash.
+    const pretty = run('node', ['dist/main.js'], {
+      cwd: appDir,
+      env: { ...appEnv, LOG_FORMAT: 'pretty' },
+    });
+    await expect(pretty).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('LOG_FORMAT=pretty needs pino-pretty'),
+    });
   }, 240000);
 });
