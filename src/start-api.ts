@@ -1,3 +1,4 @@
+import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
@@ -8,10 +9,12 @@ import { keepRequestObjectsYoung } from './garbage-collection';
 /** Builds and starts the API; resolves with its base URL once it listens. */
 export async function startApi(): Promise<{ app: NestExpressApplication; url: string }> {
   keepRequestObjectsYoung();
-  const app = await NestFactory.create<NestExpressApplication>(
-    await AppModule.forRoot(),
-    APP_OPTIONS,
-  );
+  const app = await NestFactory.create<NestExpressApplication>(await AppModule.forRoot(), {
+    ...APP_OPTIONS,
+    // Until the app's logger takes over, and when the app fails to start (a database that does
+    // not answer), Nest logs through this one: JSON lines as well, unless people read them.
+    logger: process.env.LOG_FORMAT === 'pretty' ? undefined : new ConsoleLogger({ json: true }),
+  });
   configureApp(app);
   await app.listen(app.get(HttpEnv).PORT);
   return { app, url: (await app.getUrl()).replace(/\[::1?\]|127\.0\.0\.1/, 'localhost') };

@@ -65,6 +65,25 @@ describe('production start', () => {
     expect(failure.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('logs a database it cannot reach as JSON lines, without its password, and exits 1', async () => {
+    const closedPort = new URL(databaseUrl.toString());
+    closedPort.port = '1';
+    closedPort.password = 'hunter2';
+    const failure = await run('node', [join(outDir, 'main.js')], {
+      env: {
+        ...baseEnv,
+        DATABASE_URL: closedPort.toString(),
+        API_KEYS: key,
+        CURSOR_SECRET: 'prod-cursor-secret-0123456789abcdef',
+      },
+    }).catch((error) => error);
+    expect(failure.code).toBe(1);
+    const lines = `${failure.stdout}${failure.stderr}`.split('\n').filter(Boolean);
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    expect(failure.stderr).toContain('Unable to connect to the database');
+    expect(failure.stdout + failure.stderr).not.toContain('hunter2');
+  }, 30000);
+
   it('refuses a placeholder or made-up cursor secret, printing none', async () => {
     const weak = { CURSOR_SECRET: ' '.repeat(35), CURSOR_SECRET_PREVIOUS: 'change-me'.repeat(4) };
     const failure = await run('node', [join(outDir, 'main.js')], {
