@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
 import { parseAllDocuments, parse } from 'yaml';
 import { validateEnvSections } from '../../src/config/env';
@@ -181,6 +183,26 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     expect(container.ports).toEqual([{ name: 'http', containerPort: env.PORT, protocol: 'TCP' }]);
     // The image's own settings are the ones the container runs with.
     expect(readFileSync('Dockerfile', 'utf8')).toContain(`EXPOSE ${env.PORT}`);
+  });
+
+  it('names the ConfigMap by its content, so an edited config.env rolls the pods', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'links-clients-k8s-'));
+    try {
+      cpSync('deploy/k8s', copy, { recursive: true });
+      appendFileSync(join(copy, 'config.env'), 'TRUST_PROXY=1\n');
+      const edited = parseAllDocuments(
+        execFileSync('kubectl', ['kustomize', copy], { encoding: 'utf8' }),
+      ).map((doc) => doc.toJSON());
+      const editedMap = edited.find((object) => object.kind === 'ConfigMap');
+      const editedPod = edited.find((object) => object.kind === 'Deployment').spec.template.spec;
+      expect(editedMap.data.TRUST_PROXY).toBe('1');
+      expect(editedMap.metadata.name).not.toBe(find('ConfigMap').metadata.name);
+      expect(editedPod.containers[0].envFrom).toEqual([
+        { configMapRef: { name: editedMap.metadata.name } },
+      ]);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('leaves the replica count to the autoscaler (2+), spread, locked down, with requests and limits', () => {
