@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Request } from 'express';
 import { ApiKeyVerifier } from './api-key-verifier';
 import { DatabaseApiKeys } from './database-api-keys';
@@ -31,7 +32,7 @@ describe('ApiKeyVerifier.callerOf', () => {
   it('looks each request up on its own', async () => {
     await expect(verifier.callerOf(withKey('env-key'))).resolves.toEqual({
       authenticatedBy: 'api-key',
-      keyId: 'env-1',
+      keyId: `env-${createHash('sha256').update('env-key').digest('hex').slice(0, 8)}`,
     });
     databaseKeys.find.mockResolvedValueOnce(undefined as never);
     await expect(verifier.callerOf(withKey('wrong'))).resolves.toBe(false);

@@ -7,7 +7,7 @@ import { LastUsedRecorder } from './last-used-recorder';
 
 export interface ApiCaller {
   authenticatedBy: 'api-key';
-  /** Names the key without revealing it: `env-1` for API_KEYS' first key, else the row id. */
+  /** Names the key without revealing it: `env-3f9a1c2b` for an API_KEYS key, else the row id. */
   keyId: string;
 }
 
@@ -35,8 +35,8 @@ export class ApiKeyVerifier implements OnApplicationBootstrap {
   }
 
   async verify(key: string): Promise<ApiCaller | false> {
-    const index = this.environmentKeys.indexOf(key);
-    if (index !== -1) return { authenticatedBy: 'api-key', keyId: `env-${index + 1}` };
+    const environmentKeyId = this.environmentKeys.idOf(key);
+    if (environmentKeyId) return { authenticatedBy: 'api-key', keyId: environmentKeyId };
     const stored = await this.databaseKeys.find(key);
     if (!stored) return false;
     this.lastUsed.note(stored.id);

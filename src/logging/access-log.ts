@@ -21,7 +21,7 @@ export function routeOf(req: IncomingMessage): string {
 /**
  * One line per request, written when its response closes (configureApp), through the
  * application's root logger (so the secret mask and the log level apply): requestId, method,
- * route, path, status, duration and the caller's key by its id (`env-1`, or the api_keys row
+ * route, path, status, duration and the caller's key by its id (`env-3f9a1c2b`, or the api_keys row
  * id), never the key.
  * The query string is left out: a caller may have put an API key there (docs/api.md,
  * Authentication).
