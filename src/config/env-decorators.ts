@@ -67,9 +67,11 @@ export const ServiceUrl = (protocols: readonly string[], message: string, each =
       name: 'serviceUrl',
       validator: {
         validate: (value: unknown) => {
-          if (typeof value !== 'string' || /\s/.test(value) || !URL.canParse(value)) return false;
-          const url = new URL(value);
+          if (typeof value !== 'string' || /\s/.test(value)) return false;
+          // `user@/db?host=/run/postgresql` (a socket) has no host, which node-postgres allows.
+          const url = URL.parse(value) ?? URL.parse(value.replace('@/', '@host/'));
           return (
+            url !== null &&
             protocols.includes(url.protocol) &&
             isDecodable(url.username) &&
             isDecodable(url.password)

@@ -230,8 +230,11 @@ describe('validateEnv', () => {
   it('accepts URLs whose user and password are percent-encoded, and sockets', () => {
     const url = 'postgres://app:p%23ss%2Fw%40rd@db.internal:5432/app';
     expect(validateEnv({ ...VALID, DATABASE_URL: url }).DATABASE_URL).toBe(url);
-    const socket = 'postgresql:///app?host=/var/run/postgresql';
-    expect(validateEnv({ ...VALID, DATABASE_URL: socket }).DATABASE_URL).toBe(socket);
+    for (const socket of [
+      'postgresql:///app?host=/var/run/postgresql',
+      'postgres://app@/app?host=/var/run/postgresql',
+    ])
+      expect(validateEnv({ ...VALID, DATABASE_URL: socket }).DATABASE_URL).toBe(socket);
     const redis = 'rediss://default:s3cr%23t@redis.internal:6380/2';
     expect(validateEnv({ ...VALID, REDIS_URL: redis }).REDIS_URL).toBe(redis);
     expect(validateEnv({ ...VALID, HEALTH_TIMEOUT_MS: '2147483647' }).HEALTH_TIMEOUT_MS).toBe(
