@@ -83,7 +83,8 @@ export class CursorCodec {
     return `${payload}.${this.mac(this.keys[0], payload)}`;
   }
 
-  decode(cursor: string, scope: string): CursorPosition | CursorError {
+  /** The position, if this deployment signed the cursor for `scope` (or one of several). */
+  decode(cursor: string, scope: string | readonly string[]): CursorPosition | CursorError {
     const [payload, mac, ...rest] = cursor.split('.');
     if (rest.length > 0 || !payload || !mac) return 'malformed';
     // Compared as text: base64 decoding ignores trailing bits, so two strings can decode alike.
@@ -99,7 +100,8 @@ export class CursorCodec {
     const [timestamp, id, scopeDigest] = fields;
     if (typeof timestamp !== 'string' || !isInstant(timestamp)) return 'malformed';
     if (typeof id !== 'string' || !isStorableText(id)) return 'malformed';
-    return scopeDigest === digestOf(scope) ? { timestamp, id } : 'other-scope';
+    const issuedFor = [scope].flat().some((candidate) => scopeDigest === digestOf(candidate));
+    return issuedFor ? { timestamp, id } : 'other-scope';
   }
 
   private mac(key: KeyObject, payload: string): string {

@@ -45,10 +45,9 @@ export class StrictQueryPipe implements PipeTransform {
     for (const error of validateSync(dto, { forbidUnknownValues: false })) {
       errors.push({ name: error.property, reason: Object.values(error.constraints ?? {})[0] });
     }
-    this.decodeCursor(dto, errors, (reading) => plainToInstance(metatype, reading) as object, {
-      accepted,
-      query,
-    });
+    this.decodeCursor(dto, errors, query, (name, value) =>
+      Reflect.get(plainToInstance(metatype, { [name]: value }) as object, name),
+    );
     if (errors.length > 0) {
       const order = Object.keys(query);
       errors.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
@@ -57,54 +56,54 @@ export class StrictQueryPipe implements PipeTransform {
     return dto;
   }
 
-  /** A signed cursor that passed the plain checks is verified against its request's scope. */
+  /**
+   * A signed cursor that passed the plain checks is verified against its request's scope. A
+   * filter already named (repeated, empty, invalid) may be the one the cursor came with: the
+   * cursor is named too only when no reading of that filter fits it.
+   */
   private decodeCursor(
     dto: object,
     errors: ParameterError[],
-    toDto: (reading: Record<string, unknown>) => object,
-    given: { accepted: Record<string, unknown>; query: ParsedQuery },
+    query: ParsedQuery,
+    reread: (name: string, value: string) => unknown,
   ): void {
     const binding = cursorBindingOf(dto.constructor);
     const fields = dto as Record<string, unknown>;
     const cursor = binding && fields[binding.property];
     if (!binding || typeof cursor !== 'string') return;
     if (errors.some((error) => error.name === binding.property)) return;
-    const position = this.cursors.decode(cursor, binding.scope(dto));
-    if (typeof position !== 'string') {
+    const scopes = readings(binding, errors, fields, query, reread).map(binding.scope);
+    const position = this.cursors.decode(cursor, scopes);
+    if (typeof position === 'string') {
+      errors.push({ name: binding.property, reason: CURSOR_REASONS[position] });
+    } else {
       fields[binding.target] = position;
-      return;
     }
-    // A filter already named (repeated, empty, invalid) may be the one the cursor came with: the
-    // cursor is named too only when no reading of that filter fits it.
-    const fits = (reading: Record<string, unknown>) =>
-      typeof this.cursors.decode(cursor, binding.scope(toDto(reading))) !== 'string';
-    if (position === 'other-scope' && otherReadings(binding, errors, given).some(fits)) return;
-    errors.push({ name: binding.property, reason: CURSOR_REASONS[position] });
   }
 }
 
-// Values read per filter in error: a few distinct ones cover a repeated parameter's mistakes.
-const READINGS_PER_FILTER = 3;
+// Values read per filter in error: a repeated filter's first two.
+const VALUES_PER_FILTER = 2;
 
 /**
- * The queries a request may have meant where its cursor's filters are in error: each such
- * filter left out, or given once with one of its values.
+ * The query as validated, then, where the cursor's filters are in error, every query the
+ * request may have meant: each such filter left out, or given once with one of its values.
  */
-function otherReadings(
+function readings(
   binding: CursorBinding,
   errors: ParameterError[],
-  { accepted, query }: { accepted: Record<string, unknown>; query: ParsedQuery },
-): Record<string, unknown>[] {
-  const unsure = binding.filters.filter((name) => errors.some((error) => error.name === name));
-  let readings: Record<string, unknown>[] = [{ ...accepted }];
-  for (const name of unsure) {
-    const values = [...new Set([query[name]].flat())].slice(0, READINGS_PER_FILTER);
-    readings = readings.flatMap((reading) => {
-      const { [name]: _left, ...without } = reading;
-      return [without, ...values.map((value) => ({ ...without, [name]: value }))];
-    });
+  fields: Record<string, unknown>,
+  query: ParsedQuery,
+  reread: (name: string, value: string) => unknown,
+): object[] {
+  let all: Record<string, unknown>[] = [fields];
+  for (const name of binding.filters) {
+    if (!errors.some((error) => error.name === name)) continue;
+    const given = [...new Set([query[name]].flat())].slice(0, VALUES_PER_FILTER);
+    const values = [undefined, ...given.map((value) => reread(name, value as string))];
+    all = all.flatMap((reading) => values.map((value) => ({ ...reading, [name]: value })));
   }
-  return unsure.length > 0 ? readings : [];
+  return all;
 }
 
 /** The 400 for bad query parameters, each named with its reason. */
