@@ -9,7 +9,7 @@ const ENCODED = 'with @ : / ? # % in a user or password percent-encoded';
 export class DatabaseEnv {
   @Expose()
   @IsDefined({ message: 'DATABASE_URL is required' })
-  @ServiceUrl(POSTGRES, `DATABASE_URL must be a postgres:// URL, ${ENCODED}`)
+  @ServiceUrl(POSTGRES, `DATABASE_URL must be a postgres:// URL, ${ENCODED}`, { noHost: true })
   DATABASE_URL!: string;
 
   // Bounds the wait for a pooled connection and the statement together; past it, a 503.
@@ -21,7 +21,7 @@ export class DatabaseEnv {
   @ServiceUrl(
     POSTGRES,
     `DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs, ${ENCODED}`,
-    true,
+    { each: true, noHost: true },
   )
   DATABASE_REPLICA_URLS: string[] = [];
 

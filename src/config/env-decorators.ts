@@ -57,19 +57,25 @@ function isDecodable(component: string): boolean {
 }
 
 /**
- * A URL of one of `protocols` (`redis:`), whose user and password decode: the drivers parse it
- * with the WHATWG parser and decode both, and their errors quote the whole URL, password
- * included. Checked here, the message names the variable and nothing of its value.
+ * A `scheme://` URL of one of `protocols` (`redis:`), whose user and password decode: the
+ * drivers parse it with the WHATWG parser and decode both, and their errors quote the whole URL,
+ * password included. Checked here, the message names the variable and nothing of its value.
+ * `noHost` also takes `user@/db?host=/run/postgresql` (a socket), which node-postgres reads.
  */
-export const ServiceUrl = (protocols: readonly string[], message: string, each = false) =>
+export const ServiceUrl = (
+  protocols: readonly string[],
+  message: string,
+  { each = false, noHost = false } = {},
+) =>
   ValidateBy(
     {
       name: 'serviceUrl',
       validator: {
         validate: (value: unknown) => {
-          if (typeof value !== 'string' || /\s/.test(value)) return false;
-          // `user@/db?host=/run/postgresql` (a socket) has no host, which node-postgres allows.
-          const url = URL.parse(value) ?? URL.parse(value.replace('@/', '@host/'));
+          if (typeof value !== 'string' || /\s/.test(value) || !/^[a-z]+:\/\//i.test(value))
+            return false;
+          const url =
+            URL.parse(value) ?? (noHost ? URL.parse(value.replace('@/', '@host/')) : null);
           return (
             url !== null &&
             protocols.includes(url.protocol) &&

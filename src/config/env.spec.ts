@@ -158,6 +158,9 @@ describe('validateEnv', () => {
       'REDIS_URL must be a redis:// or rediss:// URL, with @ : / ? # % in a user or password percent-encoded',
     ],
     ['REDIS_URL', 'redis://redis.internal:99999', 'REDIS_URL must be a redis:// or rediss:// URL'],
+    ['REDIS_URL', 'redis://:pw@/0', 'REDIS_URL must be a redis:// or rediss:// URL'],
+    ['REDIS_URL', 'rediss:user:pw@redis.internal', 'REDIS_URL must be a redis:// or rediss:// URL'],
+    ['DATABASE_URL', 'postgres:/u:pw@db/app', 'DATABASE_URL must be a postgres:// URL'],
     [
       'DATABASE_URL',
       'postgres://u:pa%zz@h/db',
