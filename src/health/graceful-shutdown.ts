@@ -27,12 +27,14 @@ export function shutDownGracefully(
   const server = app.getHttpServer() as Server;
   const logger = new Logger('Shutdown');
 
-  const shutDown = async (signal: NodeJS.Signals) => {
+  const shutDown = async (signal: NodeJS.Signals): Promise<number> => {
     state.isShuttingDown = true;
+    let cut = false;
     logger.log(`${signal}: not ready; draining for ${drainDelayMs} ms`);
     await sleep(drainDelayMs);
     const deadline = setTimeout(() => {
       logger.error(`requests still open after ${timeoutMs} ms; closing them`);
+      cut = true;
       server.closeAllConnections();
       // The cut responses close on the loop's next turns, each writing its access-log line.
       setTimeout(() => process.exit(1), CUT_RESPONSES_CLOSE_MS);
@@ -46,12 +48,14 @@ export function shutDownGracefully(
     while (state.inFlight > 0);
     await app.close();
     await afterClose();
+    if (cut) return 1;
     logger.log('closed cleanly');
+    return 0;
   };
 
   const onSignal = (signal: NodeJS.Signals) => {
     shutDown(signal).then(
-      () => process.exit(0),
+      (code) => process.exit(code),
       (error: unknown) => {
         logger.error(error instanceof Error ? error.stack : String(error));
         process.exit(1);
