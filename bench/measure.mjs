@@ -99,7 +99,8 @@ export async function measure(server, databaseUrl, paths, options) {
     return {
       ...result,
       cpuUs: perRequest(cpuAfter.all - cpuBefore.all),
-      // The threads beside the main one: mostly V8's, collecting garbage and compiling.
+      // The threads beside the main one: V8's (collecting garbage, compiling) and libuv's pool
+      // (our log's writes).
       otherThreadsCpuUs: perRequest(
         cpuAfter.all - cpuAfter.main - (cpuBefore.all - cpuBefore.main),
       ),

@@ -87,7 +87,14 @@ export async function createDatabase(prefix) {
  * BENCH_NODE picks another Node binary for the servers (e.g. Node 24's, see docs/performance.md).
  */
 export function startServer(script, env, port, nodeArgs = []) {
-  const child = spawn(process.env.BENCH_NODE || 'node', [...nodeArgs, script], {
+  const node = process.env.BENCH_NODE || 'node';
+  const traced = nodeArgs.includes('--trace-gc');
+  // V8 prints its --trace-gc lines through C's stdio, which fills 4 KiB blocks on a pipe (lines
+  // arriving late, cut, and between the access log's own writes): stdbuf writes each whole.
+  const [command, args] = traced
+    ? ['stdbuf', ['-oL', node, ...nodeArgs, script]]
+    : [node, [...nodeArgs, script]];
+  const child = spawn(command, args, {
     cwd: root,
     env: {
       PATH: process.env.PATH,
@@ -106,7 +113,7 @@ export function startServer(script, env, port, nodeArgs = []) {
   // Ready once the port accepts a connection: a server run with LOG_LEVEL=warn prints no
   // "listening on" line. stdout is still read so a chatty server never blocks on it.
   let gc;
-  if (nodeArgs.includes('--trace-gc')) gc = gcPauses(child.stdout);
+  if (traced) gc = gcPauses(child.stdout);
   else child.stdout.resume();
   const ready = new Promise((resolve, reject) => {
     let exited = false;
@@ -145,8 +152,6 @@ function gcPauses(stdout) {
   const total = { ms: 0 };
   let partial = '';
   stdout.on('data', (chunk) => {
-    // Most of a server's output is its access log: only chunks with a GC line are decoded.
-    if (!partial && chunk.indexOf(' ms: ') === -1) return;
     const lines = (partial + chunk.toString()).split('\n');
     partial = lines.pop();
     for (const line of lines) {
