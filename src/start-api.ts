@@ -11,8 +11,9 @@ export async function startApi(): Promise<{ app: NestExpressApplication; url: st
   keepRequestObjectsYoung();
   const app = await NestFactory.create<NestExpressApplication>(await AppModule.forRoot(), {
     ...APP_OPTIONS,
-    // Until the app's logger takes over, and when the app fails to start (a database that does
-    // not answer), Nest logs through this one: JSON lines as well, unless people read them.
+    // Lines logged before the app's logger takes over wait for it (bufferLogs); when the app
+    // fails to start (a database that does not answer), they go here instead: JSON lines too
+    // (Nest's own keys: `level` as a word, `message`), unless people read them.
     logger: process.env.LOG_FORMAT === 'pretty' ? undefined : new ConsoleLogger({ json: true }),
   });
   configureApp(app);
