@@ -42,8 +42,9 @@ async function create(args: string[]): Promise<void> {
   if (!name) throw new UsageError('create needs --name <name>');
   if ([...name].length > MAX_NAME_LENGTH)
     throw new UsageError(`--name is longer than ${MAX_NAME_LENGTH} characters`);
-  if (/\p{Cc}/u.test(name))
-    throw new UsageError('--name must not hold control characters (newlines, escapes)');
+  // Control and format characters (newlines, escapes, bidi overrides) would disguise a listing.
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(name))
+    throw new UsageError('--name must not hold control or format characters (newlines, escapes)');
   const expiresIn = values['expires-in'] as string | undefined;
   // Given but empty (an unset shell variable, say) is an error, not a key that never expires.
   const lifetimeMs = expiresIn === undefined ? null : durationOf(expiresIn);

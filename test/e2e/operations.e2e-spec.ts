@@ -165,8 +165,9 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
       '--name is given more than once',
     ],
     [['create', '--name', 'refused-long'.padEnd(201, '-')], '--name is longer than 200 characters'],
-    [['create', '--name', 'refused-two\nlines'], '--name must not hold control characters'],
-    [['create', '--name', 'refused-\u001b[31mred'], '--name must not hold control characters'],
+    [['create', '--name', 'refused-two\nlines'], '--name must not hold control'],
+    [['create', '--name', 'refused-\u001b[31mred'], '--name must not hold control'],
+    [['create', '--name', 'refused-\u202egnp.exe'], '--name must not hold control'],
   ])('refuses `keys %j` as a usage error, creating nothing', async (args, message) => {
     const failure = await keysCli(args).catch((error) => error);
     expect(failure.code).toBe(2);
