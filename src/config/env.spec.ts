@@ -19,6 +19,10 @@ const VALID = {
   CURSOR_SECRET: SECRET,
 };
 
+/** The message for a `…_MS` variable out of its range. */
+const milliseconds = (name: string, min: number) =>
+  `${name} must be a whole number of milliseconds from ${min} to 2147483647`;
+
 describe('validateEnv', () => {
   it('applies the defaults of docs/operations.md, Configuration', () => {
     expect({ ...validateEnv(VALID) }).toEqual({
@@ -139,18 +143,10 @@ describe('validateEnv', () => {
       'good,ключ-ключ-ключ-ключ-ключ-ключ-ключ',
       'API_KEYS keys must be visible ASCII characters: no whitespace, no other characters',
     ],
-    [
-      'KEY_CACHE_TTL_MS',
-      '50',
-      'KEY_CACHE_TTL_MS must be a whole number of milliseconds from 100 to 2147483647',
-    ],
+    ['KEY_CACHE_TTL_MS', '50', milliseconds('KEY_CACHE_TTL_MS', 100)],
     ['RATE_LIMIT_PER_KEY', '0', 'RATE_LIMIT_PER_KEY must be a whole number of requests, 1 or more'],
     ['RATE_LIMIT_PER_IP', '1.5', 'RATE_LIMIT_PER_IP must be a whole number of requests, 1 or more'],
-    [
-      'RATE_LIMIT_WINDOW_MS',
-      '10',
-      'RATE_LIMIT_WINDOW_MS must be a whole number of milliseconds from 1000 to 2147483647',
-    ],
+    ['RATE_LIMIT_WINDOW_MS', '10', milliseconds('RATE_LIMIT_WINDOW_MS', 1000)],
     ['REDIS_URL', 'http://x', 'REDIS_URL must be a redis:// or rediss:// URL'],
     [
       'REDIS_URL',
@@ -168,37 +164,13 @@ describe('validateEnv', () => {
     ],
     ['DATABASE_URL', 'postgres://u:p/ss@h/db', 'DATABASE_URL must be a postgres:// URL'],
     ['DATABASE_URL', 'postgres://u@h /db', 'DATABASE_URL must be a postgres:// URL'],
-    [
-      'HEALTH_TIMEOUT_MS',
-      '2147483648',
-      'HEALTH_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647',
-    ],
-    [
-      'SHUTDOWN_TIMEOUT_MS',
-      '3000000000',
-      'SHUTDOWN_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647',
-    ],
+    ['HEALTH_TIMEOUT_MS', '2147483648', milliseconds('HEALTH_TIMEOUT_MS', 1)],
+    ['SHUTDOWN_TIMEOUT_MS', '3000000000', milliseconds('SHUTDOWN_TIMEOUT_MS', 1)],
     ['CORS_ORIGINS', '*', 'CORS_ORIGINS must list origins such as https://app.example.com'],
-    [
-      'COUNT_CACHE_TTL_MS',
-      '-5',
-      'COUNT_CACHE_TTL_MS must be a whole number of milliseconds from 0 to 2147483647',
-    ],
-    [
-      'COUNT_CACHE_TTL_MS',
-      '1.5',
-      'COUNT_CACHE_TTL_MS must be a whole number of milliseconds from 0 to 2147483647',
-    ],
-    [
-      'DATABASE_TIMEOUT_MS',
-      '0',
-      'DATABASE_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647',
-    ],
-    [
-      'DATABASE_TIMEOUT_MS',
-      '5s',
-      'DATABASE_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647',
-    ],
+    ['COUNT_CACHE_TTL_MS', '-5', milliseconds('COUNT_CACHE_TTL_MS', 0)],
+    ['COUNT_CACHE_TTL_MS', '1.5', milliseconds('COUNT_CACHE_TTL_MS', 0)],
+    ['DATABASE_TIMEOUT_MS', '0', milliseconds('DATABASE_TIMEOUT_MS', 1)],
+    ['DATABASE_TIMEOUT_MS', '5s', milliseconds('DATABASE_TIMEOUT_MS', 1)],
     [
       'LOG_LEVEL',
       'verbose',
@@ -211,21 +183,9 @@ describe('validateEnv', () => {
     ],
     ['LOG_FORMAT', 'text', 'LOG_FORMAT must be one of json, pretty'],
     ['DATABASE_PREPARED_STATEMENTS', 'no', 'DATABASE_PREPARED_STATEMENTS must be true or false'],
-    [
-      'HEALTH_TIMEOUT_MS',
-      '0',
-      'HEALTH_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647',
-    ],
-    [
-      'SHUTDOWN_DRAIN_DELAY_MS',
-      '-1',
-      'SHUTDOWN_DRAIN_DELAY_MS must be a whole number of milliseconds from 0 to 2147483647',
-    ],
-    [
-      'SHUTDOWN_TIMEOUT_MS',
-      '0',
-      'SHUTDOWN_TIMEOUT_MS must be a whole number of milliseconds from 1 to 2147483647',
-    ],
+    ['HEALTH_TIMEOUT_MS', '0', milliseconds('HEALTH_TIMEOUT_MS', 1)],
+    ['SHUTDOWN_DRAIN_DELAY_MS', '-1', milliseconds('SHUTDOWN_DRAIN_DELAY_MS', 0)],
+    ['SHUTDOWN_TIMEOUT_MS', '0', milliseconds('SHUTDOWN_TIMEOUT_MS', 1)],
   ])('rejects %s=%j', (name, value, message) => {
     expect(() => validateEnv({ ...VALID, [name]: value })).toThrow(message);
   });
