@@ -53,14 +53,18 @@ describe('weakApiKeyProblems (the production start)', () => {
       'tiny-key',
       `${strong}-change-me`,
       `${strong}-CHANGE-ME`,
+      `changeme${strong}`,
+      `${strong}_Change_Me`,
       ...EXAMPLE_API_KEYS,
     ]);
-    expect(problems.slice(0, 3)).toEqual([
+    expect(problems.slice(0, 5)).toEqual([
       'API_KEYS entry 2 is shorter than 32 characters',
       'API_KEYS entry 3 is a placeholder (contains "change-me")',
       'API_KEYS entry 4 is a placeholder (contains "change-me")',
+      'API_KEYS entry 5 is a placeholder (contains "change-me")',
+      'API_KEYS entry 6 is a placeholder (contains "change-me")',
     ]);
-    expect(problems).toHaveLength(3 + EXAMPLE_API_KEYS.length);
+    expect(problems).toHaveLength(5 + EXAMPLE_API_KEYS.length);
     expect(problems.join()).not.toContain('tiny-key');
   });
 

@@ -1,3 +1,4 @@
+import { isPlaceholder } from '../config/placeholder-secret';
 import { hashApiKey } from './api-key-format';
 
 // Hex digits of a key's digest in its id: 32 bits tell keys apart, and of a key of 32 random
@@ -54,7 +55,7 @@ export function weakApiKeyProblems(keys: readonly string[]): string[] {
     const entry = `API_KEYS entry ${index + 1}`;
     if (key.length < MIN_PRODUCTION_KEY_LENGTH)
       return [`${entry} is shorter than ${MIN_PRODUCTION_KEY_LENGTH} characters`];
-    if (/change-me/i.test(key)) return [`${entry} is a placeholder (contains "change-me")`];
+    if (isPlaceholder(key)) return [`${entry} is a placeholder (contains "change-me")`];
     if (EXAMPLE_API_KEYS.includes(key))
       return [`${entry} is an example key published with the project`];
     // Only the development start makes such keys; each checkout keeps its own, unlisted here.

@@ -14,6 +14,7 @@ describe('weakCursorSecretProblems', () => {
   it.each([
     ['CURSOR_SECRET', 'change-me-change-me-change-me-change-me', 'is a placeholder'],
     ['CURSOR_SECRET', 'CHANGEME'.repeat(5), 'is a placeholder'],
+    ['CURSOR_SECRET', 'xK9_change_me_0123456789abcdef', 'is a placeholder'],
     ['CURSOR_SECRET', ' '.repeat(35), 'has fewer than 10 distinct characters'],
     ['CURSOR_SECRET_PREVIOUS', 'ab'.repeat(20), 'has fewer than 10 distinct characters'],
   ])('refuses %s=%j, naming it without its value', (name, secret, problem) => {

@@ -1,3 +1,5 @@
+import { isPlaceholder } from './placeholder-secret';
+
 // Random text of 32 characters or more (`openssl rand -base64 48`) holds far more than this.
 const MIN_DISTINCT_CHARACTERS = 10;
 
@@ -10,7 +12,7 @@ export function weakCursorSecretProblems(env: Record<string, string | undefined>
   return ['CURSOR_SECRET', 'CURSOR_SECRET_PREVIOUS'].flatMap((name) => {
     const secret = env[name];
     if (!secret) return [];
-    if (/change-?me/i.test(secret)) return [`${name} is a placeholder (contains "change-me")`];
+    if (isPlaceholder(secret)) return [`${name} is a placeholder (contains "change-me")`];
     if (new Set(secret).size < MIN_DISTINCT_CHARACTERS) {
       return [
         `${name} has fewer than ${MIN_DISTINCT_CHARACTERS} distinct characters: generate one, e.g. openssl rand -base64 48`,
