@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
 import { CLIENT_COLUMNS, ClientRow } from '../clients/clients.repository';
 import { LINK_COLUMNS } from '../links/links.repository';
 import { DatabaseReader } from '../database/database-reader';
+import { DATABASE_UNAVAILABLE } from '../database/database-unavailable';
+import { STANDBY_AS_PRIMARY } from '../database/schema-access';
 import { isoMicros, printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { CursorPosition } from '../http/signed-cursor';
@@ -20,10 +22,12 @@ const SAFE_POINT_MARGIN = `interval '100 milliseconds'`;
  * -infinity while one's start is unknown, which holds the feed where it is: it may be late,
  * never skip. Other databases' transactions cannot write these tables. Run on the primary, as
  * its own statement before the page's, so the page's snapshot is taken after every
- * transaction finished here has committed.
+ * transaction finished here has committed. The start refuses a standby as the primary; should
+ * the primary's address reach one later (a failover behind a name), the feeds answer 503.
  */
 export const SAFE_POINT_QUERY = `
-  SELECT ${printedTimestamp(`(least(now(), oldest_writer_start()) - ${SAFE_POINT_MARGIN})`)} AS "safePoint"`;
+  SELECT ${printedTimestamp(`(least(now(), oldest_writer_start()) - ${SAFE_POINT_MARGIN})`)} AS "safePoint",
+         pg_is_in_recovery() AS standby`;
 
 // The links columns are unqualified, which the alias `c` does not disturb.
 const FEED_COLUMNS: Record<Feed, string> = { links: LINK_COLUMNS, clients: CLIENT_COLUMNS };
@@ -60,6 +64,8 @@ export type FeedRow = ClientRow;
 /** The feeds' reads: the safe point, then a page before it, both on the primary. */
 @Injectable()
 export class ChangesRepository {
+  private readonly logger = new Logger(ChangesRepository.name);
+
   constructor(private readonly database: DatabaseReader) {}
 
   /** Up to `limit` + 1 rows after `after`, none at or past the safe point (read first). */
@@ -74,10 +80,14 @@ export class ChangesRepository {
 
   private async safePoint(): Promise<string> {
     const text = SAFE_POINT_QUERY;
-    const [row] = await this.database.query<{ safePoint: string }[]>(text, [], {
+    const [row] = await this.database.query<{ safePoint: string; standby: boolean }[]>(text, [], {
       primary: true,
       prepared: true,
     });
+    if (row.standby) {
+      this.logger.error(STANDBY_AS_PRIMARY);
+      throw new ServiceUnavailableException(DATABASE_UNAVAILABLE);
+    }
     return row.safePoint;
   }
 }

@@ -20,15 +20,24 @@ const ACCESS_QUERY = `
   SELECT 'oldest_writer_start()', ${WRITERS} IS NOT NULL, NULL`;
 // Asked once every object exists: these checks raise an error on a missing one.
 const GRANTS_QUERY = `
-  SELECT has_column_privilege('api_keys', 'last_used_at', 'UPDATE') AS "updatesLastUse",
+  SELECT pg_is_in_recovery() AS standby,
+         has_column_privilege('api_keys', 'last_used_at', 'UPDATE') AS "updatesLastUse",
          has_function_privilege(${WRITERS}, 'EXECUTE') AS "callsWriters",
          (SELECT pg_has_role(proowner, 'pg_read_all_stats', 'USAGE')
           FROM pg_proc WHERE oid = ${WRITERS}) AS "writersSeen"`;
 
 /**
+ * A standby's sessions do not show the primary's open writes, so a change feed's safe point read
+ * there could pass a write still to commit (and it cannot record a key's last use).
+ */
+export const STANDBY_AS_PRIMARY =
+  'DATABASE_URL reaches a standby (in recovery): point it at the primary, and list standbys in DATABASE_REPLICA_URLS';
+
+/**
  * Refuses to start on a schema the migrations have not made, or with a role not granted what
  * the API uses: such a pod would pass its readiness check (the database answers) and then fail
- * every request with a 500, or, for the change feeds, stall without an error.
+ * every request with a 500, or, for the change feeds, stall without an error (or, on a
+ * standby, skip changes).
  */
 @Injectable()
 export class SchemaAccess implements OnModuleInit {
@@ -44,9 +53,10 @@ export class SchemaAccess implements OnModuleInit {
       );
     }
     const [grants] =
-      await this.read<{ updatesLastUse: boolean; callsWriters: boolean; writersSeen: boolean }[]>(
-        GRANTS_QUERY,
-      );
+      await this.read<
+        { standby: boolean; updatesLastUse: boolean; callsWriters: boolean; writersSeen: boolean }[]
+      >(GRANTS_QUERY);
+    if (grants.standby) throw new Error(STANDBY_AS_PRIMARY);
     const denied = [
       ...objects.filter((object) => object.allowed === false).map((object) => object.what),
       ...(grants.updatesLastUse ? [] : ['UPDATE of api_keys.last_used_at']),

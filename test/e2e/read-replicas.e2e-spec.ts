@@ -1,8 +1,14 @@
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
 import { Client as PgClient } from 'pg';
 import request from 'supertest';
+import { AppModule } from '../../src/app.module';
+import { APP_OPTIONS, configureApp } from '../../src/app.setup';
+import { STANDBY_AS_PRIMARY } from '../../src/database/schema-access';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
 import { ReplicaCluster } from '../support/replica-cluster';
+import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
 
 // A real primary and a streaming replica made with pg_basebackup. Replay on
@@ -65,6 +71,55 @@ describe('Read replicas (DATABASE_REPLICA_URLS)', () => {
       await replica.query('SELECT pg_wal_replay_resume()');
     }
     await until(async () => (await linkIds()).includes('link-b'));
+  });
+
+  /** Another app of the real module, whose DATABASE_URL (the primary's) is `primaryUrl`. */
+  async function startApp(primaryUrl: string): Promise<NestExpressApplication> {
+    const suiteUrl = process.env.DATABASE_URL;
+    process.env.DATABASE_URL = primaryUrl;
+    try {
+      const moduleRef = await Test.createTestingModule({
+        imports: [await AppModule.forRoot()],
+      }).compile();
+      const app = moduleRef.createNestApplication<NestExpressApplication>(APP_OPTIONS);
+      configureApp(app);
+      return await app.init().catch(async (error: unknown) => {
+        await app.close();
+        throw error;
+      });
+    } finally {
+      process.env.DATABASE_URL = suiteUrl;
+    }
+  }
+
+  it('refuses to start with a standby as the primary: its feeds could skip changes', async () => {
+    await expect(startApp(cluster.url(cluster.replicaPort, database))).rejects.toThrow(
+      STANDBY_AS_PRIMARY,
+    );
+  });
+
+  it("answers the feeds 503 once the primary's address reaches a standby", async () => {
+    const proxy = new TcpProxy('127.0.0.1', cluster.primaryPort);
+    await proxy.up();
+    const app = await startApp(`postgres://postgres@127.0.0.1:${proxy.port}/${database}`);
+    try {
+      const feed = () => request(app.getHttpServer()).get('/api/data/changes/links').set(AUTH);
+      await feed().expect(200);
+      // A failover behind one address: the connections drop, new ones reach the standby.
+      await proxy.down();
+      proxy.targetPort = cluster.replicaPort;
+      await proxy.up();
+      await waitFor(async () => (await feed()).status === 503, {
+        what: 'the feed to refuse the standby',
+      });
+      const refused = await feed().expect(503);
+      expect(refused.headers['retry-after']).toBeDefined();
+      // Lists and gets read as before; only the feeds need the primary's view of open writes.
+      await request(app.getHttpServer()).get('/api/data/links').set(AUTH).expect(200);
+    } finally {
+      await app.close();
+      await proxy.down();
+    }
   });
 
   it('checks the replica in readiness', async () => {

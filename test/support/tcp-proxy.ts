@@ -5,7 +5,8 @@ import { Transform } from 'node:stream';
  * A loopback TCP proxy in front of PostgreSQL, so a test can cut the database off (`down`,
  * closed port and dropped connections) and bring it back on the same port (`up`), or drop
  * whatever either side sends while connections stay open (`silent`), as a network that loses
- * its packets does.
+ * its packets does. Between `down` and `up` it may be pointed elsewhere (`targetPort`), as a
+ * failover behind one address is.
  */
 export class TcpProxy {
   private server?: Server;
@@ -15,7 +16,7 @@ export class TcpProxy {
 
   constructor(
     private readonly targetHost: string,
-    private readonly targetPort: number,
+    public targetPort: number,
   ) {}
 
   async up(): Promise<void> {
