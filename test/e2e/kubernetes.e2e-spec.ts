@@ -274,6 +274,9 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       '/health/live',
       '/health/ready',
     ]);
+    // The app listens where the container port says: PORT is left to its default.
+    expect(container.ports).toEqual([{ name: 'http', containerPort: 3000, protocol: 'TCP' }]);
+    expect(config.PORT).toBeUndefined();
     const t = await createTestApp();
     try {
       for (const probe of probes) {
@@ -296,6 +299,11 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     const policy = find('NetworkPolicy', 'links-clients-api');
     expect(selects(policy.spec.podSelector.matchLabels)).toBe(true);
     expect(policy.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
+    // Named namespaces only: a pod of any other could forge X-Forwarded-For under TRUST_PROXY=1.
+    expect(policy.spec.ingress[0].from).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+    ]);
     // DNS, PostgreSQL, and Redis for shared rate limits.
     expect(
       policy.spec.egress.flatMap((rule: { ports: { port: number }[] }) =>
