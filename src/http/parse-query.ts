@@ -28,7 +28,10 @@ export function parseQuery(queryString: string | null | undefined): ParsedQuery 
       value = rawValue;
     }
     const earlier = query[name];
-    query[name] = earlier === undefined ? value : [earlier, value].flat();
+    if (earlier === undefined) query[name] = value;
+    else if (typeof earlier === 'string') query[name] = [earlier, value];
+    // In place: a copy per repeat would make a query of repeats quadratic.
+    else earlier.push(value);
   }
   if (malformed.length > 0) Object.defineProperty(query, MALFORMED_NAMES, { value: malformed });
   return query;
