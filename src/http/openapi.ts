@@ -1,7 +1,7 @@
-import { INestApplication, NotFoundException } from '@nestjs/common';
+import { INestApplication, MethodNotAllowedException, NotFoundException } from '@nestjs/common';
 import { NextFunction, Request, Response } from 'express';
 import { makeExact } from './openapi-exact';
-import { NO_RESOURCE } from './error-texts';
+import { NO_RESOURCE, READ_ONLY } from './error-texts';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -47,6 +47,10 @@ const DOCS_FILES = new Set([
 export function setUpOpenApi(app: INestApplication): void {
   app.use('/docs', (req: Request, _res: Response, next: NextFunction) => {
     if (!DOCS_FILES.has(req.path.slice(1))) throw new NotFoundException(NO_RESOURCE);
+    // As on every other path: 405 with `Allow: GET, HEAD` (set by ProblemDetailsFilter).
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      throw new MethodNotAllowedException(READ_ONLY);
+    }
     next();
   });
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {

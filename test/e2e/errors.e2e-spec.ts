@@ -52,10 +52,14 @@ describe('Errors (docs/api.md, Errors)', () => {
       '/api/data/links/x',
       '/api/data/clients',
       '/api/data/clients/x',
+      '/api/data/changes/links',
+      '/api/data/changes/clients',
       // The public paths too.
       '/health/live',
       '/health/ready',
       '/metrics',
+      '/docs',
+      '/docs/openapi.json',
     ];
     const methods = ['post', 'put', 'patch', 'delete', 'options'] as const;
     it.each(paths.flatMap((path) => methods.map((method) => [method, path] as const)))(
