@@ -1,5 +1,6 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DatabaseReader } from './database-reader';
+import { ROW_TRIGGERS_QUERY, RowTrigger, stampingRisks } from './stamping-triggers';
 
 const WRITERS = `to_regprocedure('oldest_writer_start()')`;
 
@@ -41,6 +42,8 @@ export const STANDBY_AS_PRIMARY =
  */
 @Injectable()
 export class SchemaAccess implements OnModuleInit {
+  private readonly logger = new Logger(SchemaAccess.name);
+
   constructor(private readonly database: DatabaseReader) {}
 
   async onModuleInit(): Promise<void> {
@@ -71,6 +74,11 @@ export class SchemaAccess implements OnModuleInit {
       throw new Error(
         'The owner of oldest_writer_start() lacks pg_read_all_stats, so the change feeds would stall while other roles write: run deploy/sql/roles.sql, and the migrations as the role it sets up (docs/operations.md, Database roles)',
       );
+    }
+    // Warned, not refused: a bulk load may disable triggers for a while, and lists and gets
+    // do not depend on them.
+    for (const risk of stampingRisks(await this.read<RowTrigger[]>(ROW_TRIGGERS_QUERY))) {
+      this.logger.warn(risk);
     }
   }
 
