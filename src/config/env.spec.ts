@@ -181,6 +181,21 @@ describe('validateEnv', () => {
       'postgres://r1/db,mysql://r2/db',
       'DATABASE_REPLICA_URLS must be comma-separated postgres:// URLs',
     ],
+    [
+      'DATABASE_URL',
+      'postgres://u:pw@h/db?sslmode=prefer',
+      'DATABASE_URL: sslmode must be one of disable, require, verify-ca, verify-full',
+    ],
+    [
+      'DATABASE_URL',
+      'postgres://h/db?sslmode=require&sslrootcert=/nonexistent/ca.pem',
+      'DATABASE_URL: the sslrootcert file /nonexistent/ca.pem cannot be read',
+    ],
+    [
+      'DATABASE_REPLICA_URLS',
+      'postgres://r1/db?sslmode=verify-full,postgres://r2/db?sslmode=verify-ca',
+      'DATABASE_REPLICA_URLS: sslmode=verify-ca needs sslrootcert=<CA file>',
+    ],
     ['LOG_FORMAT', 'text', 'LOG_FORMAT must be one of json, pretty'],
     ['DATABASE_PREPARED_STATEMENTS', 'no', 'DATABASE_PREPARED_STATEMENTS must be true or false'],
     ['HEALTH_TIMEOUT_MS', '0', milliseconds('HEALTH_TIMEOUT_MS', 1)],

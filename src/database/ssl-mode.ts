@@ -1,6 +1,4 @@
-import { accessSync, constants } from 'node:fs';
-
-const MODES = ['disable', 'require', 'verify-ca', 'verify-full'];
+import { queryParamsOf, sslModeProblem } from '../config/database-tls';
 
 /**
  * Gives a connection URL's `sslmode` libpq's meaning, which is what operators and managed
@@ -10,23 +8,11 @@ const MODES = ['disable', 'require', 'verify-ca', 'verify-full'];
  * `prefer` and `allow` are refused: pg cannot fall back to a plain connection as libpq does.
  */
 export function withLibpqSslMode(url: string, variable: string): string {
-  const params = paramsOf(url);
-  const mode = params.get('sslmode');
-  if (mode === null) return url;
-  if (!MODES.includes(mode))
-    throw new Error(`${variable}: sslmode must be one of ${MODES.join(', ')}`);
-  if (mode === 'verify-ca' && !params.has('sslrootcert'))
-    throw new Error(`${variable}: sslmode=verify-ca needs sslrootcert=<CA file>`);
-  for (const file of ['sslrootcert', 'sslcert', 'sslkey']) {
-    const path = params.get(file);
-    if (path === null) continue;
-    try {
-      accessSync(path, constants.R_OK);
-    } catch {
-      throw new Error(`${variable}: the ${file} file ${path} cannot be read`);
-    }
-  }
-  return params.has('uselibpqcompat') ? url : `${url}&uselibpqcompat=true`;
+  const problem = sslModeProblem(url);
+  if (problem) throw new Error(`${variable}: ${problem}`);
+  const params = queryParamsOf(url);
+  if (!params.has('sslmode') || params.has('uselibpqcompat')) return url;
+  return `${url}&uselibpqcompat=true`;
 }
 
 /**
@@ -36,23 +22,16 @@ export function withLibpqSslMode(url: string, variable: string): string {
 export function unencryptedDatabaseWarning(urls: { variable: string; url: string }[]) {
   // node-postgres reads PGSSLMODE for a URL without sslmode (docs say to leave it unset).
   if (process.env.PGSSLMODE) return undefined;
-  const remote = urls.filter(({ url }) => !paramsOf(url).has('sslmode') && !isLocal(url));
+  const remote = urls.filter(({ url }) => !queryParamsOf(url).has('sslmode') && !isLocal(url));
   if (remote.length === 0) return undefined;
   const names = [...new Set(remote.map(({ variable }) => variable))].join(' and ');
   return `${names} without sslmode: the connection is not encrypted; add sslmode=verify-full (docs/operations.md, TLS to PostgreSQL)`;
 }
 
-// The query string alone: pg also takes URLs WHATWG refuses (`postgres://u@/db?host=/run/pg`).
-function paramsOf(url: string): URLSearchParams {
-  return new URLSearchParams(
-    url.includes('?') ? url.slice(url.indexOf('?') + 1).split('#')[0] : '',
-  );
-}
-
 function isLocal(url: string): boolean {
   // A `host` parameter wins over the URL's host: a socket directory, or a name.
   const host =
-    paramsOf(url).get('host') ??
+    queryParamsOf(url).get('host') ??
     /^[a-z]+:\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^:/?#]*)/i.exec(url)?.[1] ??
     '';
   return (
