@@ -209,7 +209,15 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     // A replica count here would be reset by every apply, scaling a busy Deployment down.
     expect(deployment.spec.replicas).toBeUndefined();
     expect(find('HorizontalPodAutoscaler').spec.minReplicas).toBeGreaterThanOrEqual(2);
-    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 1000,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    // What the restricted Pod Security Standard demands, enforced on the whole namespace.
+    expect(find('Namespace').metadata.labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'restricted',
+    });
     expect(container.securityContext).toEqual({
       allowPrivilegeEscalation: false,
       readOnlyRootFilesystem: true,
@@ -352,6 +360,8 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     const compose = parse(readFileSync('docker-compose.yml', 'utf8'));
     expect(job.containers[0].command).toEqual(compose.services.migrate.command);
     expect(job.containers[0].image).toBe(container.image);
+    // Never a bare name, which a cluster would look up on Docker Hub.
+    expect(container.image).toBe('registry.example.com/links-clients-api:0.1.0');
     expect(job.containers[0].securityContext).toEqual(container.securityContext);
     expect(job.restartPolicy).toBe('Never');
   });
