@@ -142,11 +142,12 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     ]);
   });
 
-  it("takes each secret from the operator's Secret, by name, and the rest from the ConfigMap", () => {
-    const secretName = 'links-clients-api';
-    for (const c of [container, job.containers[0]])
-      for (const variable of c.env) expect(variable.valueFrom.secretKeyRef.name).toBe(secretName);
-    // The API never sees the migration owner's URL; the Job uses it as its DATABASE_URL.
+  it("takes each secret from the operator's Secrets, by name, and the rest from the ConfigMap", () => {
+    const secretsOf = (c: { env: { valueFrom: SecretRef }[] }) => [
+      ...new Set(c.env.map((variable) => variable.valueFrom.secretKeyRef?.name)),
+    ];
+    expect(secretsOf(container)).toEqual(['links-clients-api']);
+    // The owner's URL is in a Secret of its own, which neither the API nor its readers see.
     expect(secretKeys(container)).toEqual({
       DATABASE_URL: 'DATABASE_URL',
       API_KEYS: 'API_KEYS',
@@ -155,7 +156,8 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       REDIS_URL: 'REDIS_URL',
       CURSOR_SECRET_PREVIOUS: 'CURSOR_SECRET_PREVIOUS',
     });
-    expect(secretKeys(job.containers[0])).toEqual({ DATABASE_URL: 'MIGRATION_DATABASE_URL' });
+    expect(secretsOf(job.containers[0])).toEqual(['links-clients-migrate']);
+    expect(secretKeys(job.containers[0])).toEqual({ DATABASE_URL: 'DATABASE_URL' });
     // Missing, the pod waits for the Secret instead of starting without it.
     const optional = container.env
       .filter((v: { valueFrom: SecretRef }) => v.valueFrom.secretKeyRef?.optional)
