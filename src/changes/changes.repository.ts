@@ -15,10 +15,11 @@ const SAFE_POINT_MARGIN = `interval '100 milliseconds'`;
 
 /**
  * The safe point: no transaction still in flight has stamped, or can stamp, a row before it.
- * A writer holds a transaction id before it stamps anything (the trigger sees to that), and
- * every stamp of a transaction is at or after its xact_start; a transaction without an id
- * (a backup, a report, a writer before its first write) stamps later than now(), if ever.
- * oldest_writer_start() (a migration) gives the oldest writer's start in this database, or
+ * A writer of links or clients holds a transaction id (the trigger sees to that) and ROW
+ * EXCLUSIVE on the table before it stamps anything, and every stamp of a transaction is at or
+ * after its xact_start; any other transaction (a backup, a report, a writer before its first
+ * write) stamps later than now(), if ever. oldest_writer_start() (migrations) gives the oldest
+ * such writer's start in this database, or
  * -infinity while one's start is unknown, which holds the feed where it is: it may be late,
  * never skip. Other databases' transactions cannot write these tables. Run on the primary, as
  * its own statement before the page's, so the page's snapshot is taken after every

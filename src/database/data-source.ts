@@ -5,6 +5,7 @@ import { CoverListQueries1767398400000 } from './migrations/1767398400000-CoverL
 import { StampChangesForFeeds1767484800000 } from './migrations/1767484800000-StampChangesForFeeds';
 import { CoverListPages1767571200000 } from './migrations/1767571200000-CoverListPages';
 import { ReadWritersPrivately1767657600000 } from './migrations/1767657600000-ReadWritersPrivately';
+import { WaitForTableWritersOnly1767744000000 } from './migrations/1767744000000-WaitForTableWritersOnly';
 import { withLibpqSslMode } from './ssl-mode';
 
 export interface DatabaseSettings {
@@ -44,6 +45,7 @@ export function dataSourceOptions({
       StampChangesForFeeds1767484800000,
       CoverListPages1767571200000,
       ReadWritersPrivately1767657600000,
+      WaitForTableWritersOnly1767744000000,
     ],
     // Each migration in its own transaction, or none where it builds indexes concurrently.
     migrationsTransactionMode: 'each',

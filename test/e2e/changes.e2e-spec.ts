@@ -151,6 +151,20 @@ describe('Change feeds', () => {
       expect(rows.map((row) => row.id)).toEqual(['l-a']);
       await writer.query('COMMIT');
     });
+
+    it('is not held back by a transaction that writes only other tables (a report)', async () => {
+      const { cursor } = await drain('/api/data/changes/links', 100);
+      await writer.query('BEGIN');
+      // Each takes a transaction id; none can stamp a row of the feeds.
+      await writer.query('CREATE TEMP TABLE report AS SELECT * FROM clients');
+      await writer.query(`SELECT FROM clients WHERE id = 'a' FOR UPDATE`);
+      await pause(50);
+      await t.dataSource.query(`UPDATE links SET created_at = created_at WHERE id = 'l-b'`);
+      await pause(300);
+      const { rows } = await drain('/api/data/changes/links', 100, cursor);
+      expect(rows.map((row) => row.id)).toEqual(['l-b']);
+      await writer.query('COMMIT');
+    });
   });
 
   describe('400s', () => {

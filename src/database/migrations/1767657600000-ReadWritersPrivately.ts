@@ -17,18 +17,7 @@ export class ReadWritersPrivately1767657600000 implements MigrationInterface {
   name = 'ReadWritersPrivately1767657600000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
-      CREATE OR REPLACE FUNCTION oldest_writer_start() RETURNS timestamptz
-      LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-      BEGIN
-        RETURN (
-          SELECT CASE
-              WHEN EXISTS (SELECT FROM pg_prepared_xacts WHERE database = current_database())
-                OR bool_or(xact_start IS NULL)
-                THEN '-infinity'::timestamptz
-              ELSE min(xact_start) END
-          FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname = current_database());
-      END $$`);
+    await queryRunner.query(oldestWriterStartFunction());
     // Only the roles deploy/sql/roles.sql grants it to may call it.
     await queryRunner.query(`REVOKE ALL ON FUNCTION oldest_writer_start() FROM PUBLIC`);
   }
@@ -37,3 +26,18 @@ export class ReadWritersPrivately1767657600000 implements MigrationInterface {
     await queryRunner.query(`DROP FUNCTION IF EXISTS oldest_writer_start()`);
   }
 }
+
+/** The function's definition; `writers` narrows the sessions it waits for (a later migration). */
+export const oldestWriterStartFunction = (writers = '') => `
+  CREATE OR REPLACE FUNCTION oldest_writer_start() RETURNS timestamptz
+  LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+  BEGIN
+    RETURN (
+      SELECT CASE
+          WHEN EXISTS (SELECT FROM pg_prepared_xacts WHERE database = current_database())
+            OR bool_or(xact_start IS NULL)
+            THEN '-infinity'::timestamptz
+          ELSE min(xact_start) END
+      FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname = current_database()
+      ${writers});
+  END $$`;
