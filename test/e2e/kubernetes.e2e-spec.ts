@@ -309,10 +309,24 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     const policy = find('NetworkPolicy', 'links-clients-api');
     expect(selects(policy.spec.podSelector.matchLabels)).toBe(true);
     expect(policy.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
-    // Named namespaces only: a pod of any other could forge X-Forwarded-For under TRUST_PROXY=1.
+    // Named pods only: any other could forge X-Forwarded-For under TRUST_PROXY=1.
     expect(policy.spec.ingress[0].from).toEqual([
-      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
-      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
+        podSelector: {
+          matchExpressions: [
+            { key: 'app.kubernetes.io/name', operator: 'In', values: ['ingress-nginx'] },
+          ],
+        },
+      },
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+        podSelector: {
+          matchExpressions: [
+            { key: 'app.kubernetes.io/name', operator: 'In', values: ['prometheus'] },
+          ],
+        },
+      },
     ]);
     // DNS, PostgreSQL, and Redis for shared rate limits.
     expect(
