@@ -42,20 +42,33 @@ describe('Stamping triggers the change feeds rely on', () => {
       ALTER TABLE clients ENABLE REPLICA TRIGGER replicated_updated_at;
       CREATE TRIGGER z_after AFTER UPDATE ON clients
       FOR EACH ROW EXECUTE FUNCTION set_updated_at_now()`);
+    const after = (name: string) =>
+      `The trigger ${name} on clients fires after clients_stamp_updated_at: should it set updated_at, the change feeds may skip changes (rename it to sort before clients_stamp_updated_at, or drop it)`;
     try {
+      expect(await warnings()).toEqual([after('handle_updated_at')]);
+      // A stamp that fires for replicated writes too meets the replication-only trigger there.
+      await t.dataSource.query(
+        `ALTER TABLE clients ENABLE ALWAYS TRIGGER clients_stamp_updated_at`,
+      );
       expect(await warnings()).toEqual([
-        'The trigger handle_updated_at on clients fires after clients_stamp_updated_at: should it set updated_at, the change feeds may skip changes (rename it to sort before clients_stamp_updated_at, or drop it)',
+        after('handle_updated_at'),
+        after('replicated_updated_at'),
       ]);
     } finally {
+      await t.dataSource.query(`ALTER TABLE clients ENABLE TRIGGER clients_stamp_updated_at`);
       await t.dataSource.query(`DROP FUNCTION set_updated_at_now() CASCADE`);
     }
   });
 
-  it('warns of a stamping trigger disabled or dropped', async () => {
+  it('warns of a stamping trigger disabled, firing for replication only, or dropped', async () => {
     await t.dataSource.query(`ALTER TABLE links DISABLE TRIGGER links_stamp_updated_at`);
-    await t.dataSource.query(`DROP TRIGGER clients_stamp_updated_at ON clients`);
     expect(await warnings()).toEqual([
       expect.stringMatching(/^The trigger links_stamp_updated_at is disabled: .*ENABLE TRIGGER/),
+    ]);
+    await t.dataSource.query(`ALTER TABLE links ENABLE REPLICA TRIGGER links_stamp_updated_at`);
+    await t.dataSource.query(`DROP TRIGGER clients_stamp_updated_at ON clients`);
+    expect(await warnings()).toEqual([
+      expect.stringMatching(/^The trigger links_stamp_updated_at is replication-only: /),
       expect.stringMatching(/^The trigger clients_stamp_updated_at is missing: /),
     ]);
   });
