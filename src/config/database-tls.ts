@@ -5,11 +5,7 @@ const MODES = ['disable', 'require', 'verify-ca', 'verify-full'];
 /** Why pg cannot use a URL's TLS settings (its sslmode, the files it names), if it cannot. */
 export function sslModeProblem(url: string): string | undefined {
   const params = queryParamsOf(url);
-  const mode = params.get('sslmode');
-  if (mode === null) return undefined;
-  if (!MODES.includes(mode)) return `sslmode must be one of ${MODES.join(', ')}`;
-  if (mode === 'verify-ca' && !params.has('sslrootcert'))
-    return 'sslmode=verify-ca needs sslrootcert=<CA file>';
+  // pg reads these files whenever they are named, with or without sslmode.
   for (const file of ['sslrootcert', 'sslcert', 'sslkey']) {
     const path = params.get(file);
     if (path === null) continue;
@@ -19,6 +15,11 @@ export function sslModeProblem(url: string): string | undefined {
       return `the ${file} file ${path} cannot be read`;
     }
   }
+  const mode = params.get('sslmode');
+  if (mode === null) return undefined;
+  if (!MODES.includes(mode)) return `sslmode must be one of ${MODES.join(', ')}`;
+  if (mode === 'verify-ca' && !params.has('sslrootcert'))
+    return 'sslmode=verify-ca needs sslrootcert=<CA file>';
   return undefined;
 }
 

@@ -192,6 +192,11 @@ describe('validateEnv', () => {
       'DATABASE_URL: the sslrootcert file /nonexistent/ca.pem cannot be read',
     ],
     [
+      'DATABASE_URL',
+      'postgres://h/db?sslkey=/nonexistent/key.pem',
+      'DATABASE_URL: the sslkey file /nonexistent/key.pem cannot be read',
+    ],
+    [
       'DATABASE_REPLICA_URLS',
       'postgres://r1/db?sslmode=verify-full,postgres://r2/db?sslmode=verify-ca',
       'DATABASE_REPLICA_URLS: sslmode=verify-ca needs sslrootcert=<CA file>',
