@@ -66,6 +66,8 @@ export type FeedRow = ClientRow;
 @Injectable()
 export class ChangesRepository {
   private readonly logger = new Logger(ChangesRepository.name);
+  // Said once while DATABASE_URL reaches a standby, not on every poll.
+  private onStandby = false;
 
   constructor(private readonly database: DatabaseReader) {}
 
@@ -86,9 +88,11 @@ export class ChangesRepository {
       prepared: true,
     });
     if (row.standby) {
-      this.logger.error(STANDBY_AS_PRIMARY);
+      if (!this.onStandby) this.logger.error(STANDBY_AS_PRIMARY);
+      this.onStandby = true;
       throw new ServiceUnavailableException(DATABASE_UNAVAILABLE);
     }
+    this.onStandby = false;
     return row.safePoint;
   }
 }

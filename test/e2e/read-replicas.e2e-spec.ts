@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { Client as PgClient } from 'pg';
@@ -112,8 +113,13 @@ describe('Read replicas (DATABASE_REPLICA_URLS)', () => {
       await waitFor(async () => (await feed()).status === 503, {
         what: 'the feed to refuse the standby',
       });
+      const error = jest.spyOn(Logger.prototype, 'error');
       const refused = await feed().expect(503);
       expect(refused.headers['retry-after']).toBeDefined();
+      await feed().expect(503);
+      // Said once, when the standby was first met, not on every poll.
+      expect(error.mock.calls.filter(([message]) => message === STANDBY_AS_PRIMARY)).toEqual([]);
+      error.mockRestore();
       // Lists and gets read as before; only the feeds need the primary's view of open writes.
       await request(app.getHttpServer()).get('/api/data/links').set(AUTH).expect(200);
     } finally {
