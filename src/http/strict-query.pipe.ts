@@ -49,8 +49,8 @@ export class StrictQueryPipe implements PipeTransform {
       Reflect.get(plainToInstance(metatype, { [name]: value }) as object, name),
     );
     if (errors.length > 0) {
-      const order = Object.keys(query);
-      errors.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+      const position = new Map(Object.keys(query).map((name, index) => [name, index]));
+      errors.sort((a, b) => (position.get(a.name) ?? 0) - (position.get(b.name) ?? 0));
       throw invalidQuery(errors);
     }
     return dto;

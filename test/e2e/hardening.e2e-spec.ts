@@ -78,7 +78,7 @@ describe('HTTP hardening', () => {
         .set(AUTH)
         .expect(400);
       expect(res.body.errors).toEqual([{ name: 'x', reason: expect.any(String) }]);
-      expect(performance.now() - started).toBeLessThan(500);
+      expect(performance.now() - started).toBeLessThan(2000);
     },
   );
 
