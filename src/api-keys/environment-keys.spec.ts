@@ -59,10 +59,10 @@ describe('weakApiKeyProblems (the production start)', () => {
     ]);
     expect(problems.slice(0, 5)).toEqual([
       'API_KEYS entry 2 is shorter than 32 characters',
-      'API_KEYS entry 3 is a placeholder (contains "change-me")',
-      'API_KEYS entry 4 is a placeholder (contains "change-me")',
-      'API_KEYS entry 5 is a placeholder (contains "change-me")',
-      'API_KEYS entry 6 is a placeholder (contains "change-me")',
+      'API_KEYS entry 3 is a placeholder (contains "change-me" or a variant)',
+      'API_KEYS entry 4 is a placeholder (contains "change-me" or a variant)',
+      'API_KEYS entry 5 is a placeholder (contains "change-me" or a variant)',
+      'API_KEYS entry 6 is a placeholder (contains "change-me" or a variant)',
     ]);
     expect(problems).toHaveLength(5 + EXAMPLE_API_KEYS.length);
     expect(problems.join()).not.toContain('tiny-key');

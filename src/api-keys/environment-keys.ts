@@ -55,7 +55,8 @@ export function weakApiKeyProblems(keys: readonly string[]): string[] {
     const entry = `API_KEYS entry ${index + 1}`;
     if (key.length < MIN_PRODUCTION_KEY_LENGTH)
       return [`${entry} is shorter than ${MIN_PRODUCTION_KEY_LENGTH} characters`];
-    if (isPlaceholder(key)) return [`${entry} is a placeholder (contains "change-me")`];
+    if (isPlaceholder(key))
+      return [`${entry} is a placeholder (contains "change-me" or a variant)`];
     if (EXAMPLE_API_KEYS.includes(key))
       return [`${entry} is an example key published with the project`];
     // Only the development start makes such keys; each checkout keeps its own, unlisted here.

@@ -12,7 +12,8 @@ export function weakCursorSecretProblems(env: Record<string, string | undefined>
   return ['CURSOR_SECRET', 'CURSOR_SECRET_PREVIOUS'].flatMap((name) => {
     const secret = env[name];
     if (!secret) return [];
-    if (isPlaceholder(secret)) return [`${name} is a placeholder (contains "change-me")`];
+    if (isPlaceholder(secret))
+      return [`${name} is a placeholder (contains "change-me" or a variant)`];
     if (new Set(secret).size < MIN_DISTINCT_CHARACTERS) {
       return [
         `${name} has fewer than ${MIN_DISTINCT_CHARACTERS} distinct characters: generate one, e.g. openssl rand -base64 48`,
