@@ -44,7 +44,8 @@ export function configureApp(app: NestExpressApplication): void {
       shutdown.requestEnded();
       const route = routeOf(req);
       const durationMs = performance.now() - startedAt;
-      if (res.writableFinished) metrics.observe(req.method, route, res.statusCode, durationMs);
+      const status = res.writableFinished ? res.statusCode : 'aborted';
+      metrics.observe(req.method, route, status, durationMs);
       logRequest(req, res, route, durationMs);
     });
     if (refuseWithoutHost(req, res)) return;

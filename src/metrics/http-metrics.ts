@@ -6,6 +6,10 @@ type Label = (typeof LABELS)[number];
 
 const DURATION = 'http_request_duration_seconds';
 
+// Node's parser accepts some thirty methods (PROPFIND, MKCALENDAR, …): each would be a series
+// of every route and status, at any caller's choosing. The rest are counted as OTHER.
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 /** Request count and duration by method, route template and status. */
 @Injectable()
 export class HttpMetrics {
@@ -25,7 +29,7 @@ export class HttpMetrics {
     // beside another, sees a count lower than an earlier one.
     new Counter({
       name: 'http_requests_total',
-      help: 'HTTP requests answered, by method, route template and status',
+      help: 'HTTP requests, by method, route template and status (or aborted)',
       labelNames: LABELS,
       registers: [registry],
       async collect() {
@@ -38,8 +42,15 @@ export class HttpMetrics {
     });
   }
 
-  /** Counts a request answered in full, by its route template (routeOf), once it has been sent. */
-  observe(method: string, route: string, status: number, durationMs: number): void {
-    this.duration.observe({ method, route, status: String(status) }, durationMs / 1000);
+  /**
+   * Counts a request once its connection is done with it, by its route template (routeOf): by
+   * the status sent in full, or as `aborted` when the response was cut short (the client gone,
+   * a shutdown).
+   */
+  observe(method: string, route: string, status: number | 'aborted', durationMs: number): void {
+    this.duration.observe(
+      { method: METHODS.has(method) ? method : 'OTHER', route, status: String(status) },
+      durationMs / 1000,
+    );
   }
 }

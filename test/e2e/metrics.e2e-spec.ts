@@ -1,5 +1,9 @@
+import { connect, AddressInfo } from 'node:net';
+import { Client as PgClient } from 'pg';
 import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Prometheus text from this app's own registry.
 describe('Metrics', () => {
@@ -47,6 +51,52 @@ describe('Metrics', () => {
     expect(histogram('count', clientsNotFound)).toBe(2);
     expect(histogram('bucket', `le="+Inf",${clientsNotFound}`)).toBe(2);
     expect(histogram('sum', clientsNotFound)).toBeGreaterThan(0);
+  });
+
+  it('counts methods beyond the common ones as OTHER, so no caller can add series at will', async () => {
+    const agent = request(server()) as unknown as Record<string, (url: string) => request.Test>;
+    for (const method of ['propfind', 'mkcalendar', 'purge'])
+      await agent[method]('/api/data/links').set(AUTH).expect(405);
+    await request(server()).patch('/api/data/links').set(AUTH).expect(405);
+    const text = await scrape();
+    expect(
+      sample(text, 'http_requests_total', 'method="OTHER",route="/api/data/links",status="405"'),
+    ).toBe(3);
+    expect(
+      sample(text, 'http_requests_total', 'method="PATCH",route="/api/data/links",status="405"'),
+    ).toBe(1);
+    expect(text).not.toMatch(/PROPFIND|MKCALENDAR|PURGE/);
+  });
+
+  it('counts a request whose client left before the answer as aborted', async () => {
+    const locker = new PgClient({ connectionString: process.env.DATABASE_URL });
+    await locker.connect();
+    try {
+      // The request waits on the lock; its client gives up meanwhile.
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE links IN ACCESS EXCLUSIVE MODE');
+      const { port } = (
+        server().listening ? server() : server().listen(0)
+      ).address() as AddressInfo;
+      const socket = connect(port, '127.0.0.1');
+      socket.write(
+        `GET /api/data/links/gone HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH.Authorization}\r\n\r\n`,
+      );
+      await pause(200);
+      socket.destroy();
+      await pause(100);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    const text = await scrape();
+    expect(
+      sample(
+        text,
+        'http_requests_total',
+        'method="GET",route="/api/data/links/:id",status="aborted"',
+      ),
+    ).toBe(1);
   });
 
   it('reports the database pool', async () => {
