@@ -12,6 +12,7 @@ import {
 import { Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
 import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../database/database-unavailable';
+import { loggedPath } from './logged-path';
 import { ERROR_CACHE_CONTROL } from './caching';
 import { requestIdOf } from './request-id.middleware';
 import { ProblemDetailsDto } from './problem-details.dto';
@@ -80,11 +81,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   private logFailure(req: Request, exception: unknown, status: number, requestId: string): void {
     if (status === HttpStatus.SERVICE_UNAVAILABLE) {
       this.logger.warn(
-        `${req.method} ${req.path}: database unavailable (requestId ${requestId}): ${String(exception)}`,
+        `${req.method} ${loggedPath(req)}: database unavailable (requestId ${requestId}): ${String(exception)}`,
       );
     } else {
       const trace = exception instanceof Error ? exception.stack : String(exception);
-      this.logger.error(`${req.method} ${req.path} failed (requestId ${requestId})`, trace);
+      this.logger.error(`${req.method} ${loggedPath(req)} failed (requestId ${requestId})`, trace);
     }
   }
 }

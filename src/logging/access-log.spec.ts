@@ -89,6 +89,15 @@ describe('the access log', () => {
     ]);
   });
 
+  it('cuts a path past 1,024 characters, so no caller can write a line of 16 KiB', async () => {
+    const id = '%22'.repeat(5000);
+    const { req, res } = exchange(`/api/data/clients/${id}`, 404);
+    logRequest(req, res, ROUTE, 1);
+    await written();
+    const [{ path }] = lines as { path: string }[];
+    expect(path).toBe(`/api/data/clients/${id}`.slice(0, 1024) + '…');
+  });
+
   it('leaves probes and scrapes out, in any case as the router matches them', async () => {
     for (const url of ['/health/live', '/health/ready?x', '/metrics', '/HEALTH/Live']) {
       const { req, res } = exchange(url);

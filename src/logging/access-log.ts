@@ -1,6 +1,7 @@
 import { IncomingMessage } from 'node:http';
 import { Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
+import { loggedPath } from '../http/logged-path';
 import { requestIdOf } from '../http/request-id.middleware';
 
 const UNMATCHED_ROUTE = '<unmatched>';
@@ -37,7 +38,7 @@ export function logRequest(req: Request, res: Response, route: string, durationM
     requestId: requestIdOf(res),
     method: req.method,
     route,
-    path: req.originalUrl.split('?')[0],
+    path: loggedPath(req),
     // A client that left before the response began never got a status: the default 200 would lie.
     status: res.headersSent ? res.statusCode : null,
     durationMs: Math.round(durationMs),
