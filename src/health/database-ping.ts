@@ -24,7 +24,7 @@ export class DatabasePing {
   constructor(
     readonly name: string,
     options: PoolConfig,
-    timeoutMs: number,
+    private readonly timeoutMs: number,
   ) {
     this.pool = new Pool({
       ...options,
@@ -52,23 +52,39 @@ export class DatabasePing {
 
   private async ping(): Promise<PingResult> {
     const started = Date.now();
-    let client: PoolClient | undefined;
     let isUp = true;
+    let deadline: NodeJS.Timeout | undefined;
     try {
-      client = await this.pool.connect();
-      await client.query('SELECT 1');
-      client.release();
+      // Connecting and the query each have the timeout; together they must keep it too.
+      await Promise.race([
+        this.selectOne(),
+        new Promise((_, reject) => {
+          deadline = setTimeout(() => reject(new Error('no answer in time')), this.timeoutMs);
+        }),
+      ]);
     } catch (error) {
-      // The connection may still be running the timed-out query: it is closed, not reused.
-      client?.release(true);
       isUp = false;
       // Once when it stops answering, not at every probe (every few seconds, from every kubelet).
       if (this.last?.isUp !== false) {
         this.logger.warn(`Readiness: ${this.name} did not answer: ${(error as Error).message}`);
       }
     }
+    clearTimeout(deadline);
     if (isUp && this.last?.isUp === false) this.logger.log(`Readiness: ${this.name} answers again`);
     this.last = { isUp, responseTime: Date.now() - started, at: Date.now() };
     return this.last;
+  }
+
+  /** `SELECT 1` on the ping's connection; one that failed may still run it: closed, not reused. */
+  private async selectOne(): Promise<void> {
+    let client: PoolClient | undefined;
+    try {
+      client = await this.pool.connect();
+      await client.query('SELECT 1');
+      client.release();
+    } catch (error) {
+      client?.release(true);
+      throw error;
+    }
   }
 }

@@ -109,6 +109,27 @@ describe('Health probes', () => {
     expect(error).not.toHaveBeenCalled();
   });
 
+  it('ready: 503 when connecting and answering take longer than the timeout together', async () => {
+    // A fresh ping connection, then every packet held: connecting and the query each take
+    // ~300 ms, within the timeout alone, past it together.
+    await proxy.down();
+    proxy.delayMs = 150;
+    await proxy.up();
+    try {
+      await sleep(PING_CACHE_MS + 50);
+      const started = Date.now();
+      const res = await get('/health/ready').expect(503);
+      expect(Date.now() - started).toBeLessThan(HEALTH_TIMEOUT_MS + 250);
+      expect(res.body.error).toMatchObject({ database: { status: 'down' } });
+    } finally {
+      proxy.delayMs = 0;
+    }
+    await waitFor(async () => (await get('/health/ready')).status === 200, {
+      what: 'readiness once the database answers in time',
+      intervalMs: 100,
+    });
+  });
+
   it('ready: 200 while every connection of the request pool is held by a slow query', async () => {
     // TypeORM's pg Pool for the primary: the one requests queue for.
     const pool = (t.app.get(DataSource).driver as unknown as { master: PgPool }).master;

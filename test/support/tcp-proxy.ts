@@ -5,7 +5,7 @@ import { Transform } from 'node:stream';
  * A loopback TCP proxy in front of PostgreSQL, so a test can cut the database off (`down`,
  * closed port and dropped connections) and bring it back on the same port (`up`), or drop
  * whatever either side sends while connections stay open (`silent`), as a network that loses
- * its packets does. Between `down` and `up` it may be pointed elsewhere (`targetPort`), as a
+ * its packets does, or hold each packet a while (`delayMs`). Between `down` and `up` it may be pointed elsewhere (`targetPort`), as a
  * failover behind one address is.
  */
 export class TcpProxy {
@@ -13,6 +13,8 @@ export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   port = 0;
   silent = false;
+  /** Holds every chunk, either way, this long: a slow network. */
+  delayMs = 0;
 
   constructor(
     private readonly targetHost: string,
@@ -38,7 +40,11 @@ export class TcpProxy {
 
   private gate(): Transform {
     return new Transform({
-      transform: (chunk, _encoding, callback) => callback(null, this.silent ? undefined : chunk),
+      transform: (chunk, _encoding, callback) => {
+        const pass = () => callback(null, this.silent ? undefined : chunk);
+        if (this.delayMs > 0) setTimeout(pass, this.delayMs);
+        else pass();
+      },
     });
   }
 
