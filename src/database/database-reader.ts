@@ -18,7 +18,11 @@ const CONNECTION_UNANSWERED = 'The database did not answer on this connection';
 
 type StatementConfig = Readonly<Required<Pick<QueryConfig, 'name' | 'text'>>>;
 
-const unavailable = () => new ServiceUnavailableException(DATABASE_UNAVAILABLE);
+// Why the deadline passed, for the log line of the 503 (ProblemDetailsFilter), never the body.
+const WAITED_FOR_CONNECTION = 'no pooled connection within DATABASE_TIMEOUT_MS';
+const WAITED_FOR_ANSWER = 'no answer within DATABASE_TIMEOUT_MS';
+const unavailable = (why: string) =>
+  new ServiceUnavailableException(DATABASE_UNAVAILABLE, { cause: new Error(why) });
 const ignore = () => undefined;
 
 export interface ReadOptions {
@@ -77,7 +81,7 @@ export class DatabaseReader {
       let done: ((failure: Error | null, result?: QueryResult) => void) | undefined;
       const timer = setTimeout(() => {
         expired = true;
-        reject(unavailable());
+        reject(unavailable(done ? WAITED_FOR_ANSWER : WAITED_FOR_CONNECTION));
         if (done) setTimeout(done, ABANDON_AFTER_MS, new Error(CONNECTION_UNANSWERED)).unref();
       }, this.deadlineMs);
       this.pools.connect(options.primary ? 'primary' : 'read', (error, connection, release) => {
@@ -150,10 +154,12 @@ export class DatabaseReader {
    */
   private beginSnapshot(): Promise<{ connection: PoolClient; release: Release }> {
     let expired = false;
+    let connected = false;
     const begun = new Promise<{ connection: PoolClient; release: Release }>((resolve, reject) =>
       this.pools.connect('read', (error, connection, release) => {
         if (error || !connection || !release) return reject(error);
         if (expired) return release();
+        connected = true;
         // As in `query`: a connection that breaks fails its statement, which is what is reported.
         connection.on('error', ignore);
         const drop = (reason: Error) => {
@@ -163,20 +169,27 @@ export class DatabaseReader {
         };
         connection
           .query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-          .then(() => (expired ? drop(unavailable()) : resolve({ connection, release })), drop);
+          .then(
+            () =>
+              expired ? drop(unavailable(WAITED_FOR_ANSWER)) : resolve({ connection, release }),
+            drop,
+          );
       }),
     );
-    return this.withinDeadline(begun, () => (expired = true));
+    return this.withinDeadline(begun, () => {
+      expired = true;
+      return connected ? WAITED_FOR_ANSWER : WAITED_FOR_CONNECTION;
+    });
   }
 
-  /** `work`'s answer, or a 503 once DATABASE_TIMEOUT_MS has passed without one. */
-  private withinDeadline<T>(work: Promise<T>, onExpired?: () => void): Promise<T> {
+  /**
+   * `work`'s answer, or a 503 once DATABASE_TIMEOUT_MS has passed without one; `onExpired` says
+   * what it was waiting for.
+   */
+  private withinDeadline<T>(work: Promise<T>, onExpired = () => WAITED_FOR_ANSWER): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        onExpired?.();
-        reject(unavailable());
-      }, this.deadlineMs);
+      timer = setTimeout(() => reject(unavailable(onExpired())), this.deadlineMs);
     });
     return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
   }

@@ -80,8 +80,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 
   private logFailure(req: Request, exception: unknown, status: number, requestId: string): void {
     if (status === HttpStatus.SERVICE_UNAVAILABLE) {
+      const { cause } = exception as { cause?: unknown };
+      const why = cause === undefined ? String(exception) : String(cause);
       this.logger.warn(
-        `${req.method} ${loggedPath(req)}: database unavailable (requestId ${requestId}): ${String(exception)}`,
+        `${req.method} ${loggedPath(req)}: database unavailable (requestId ${requestId}): ${why}`,
       );
     } else {
       const trace = exception instanceof Error ? exception.stack : String(exception);
