@@ -6,7 +6,7 @@ import { Logger } from 'nestjs-pino';
 import { parseQuery } from './http/parse-query';
 import { useOriginForm } from './http/origin-form';
 import { assignRequestId } from './http/request-id.middleware';
-import { logRequest, routeOf } from './logging/access-log';
+import { logRequest, routeOf, UNMATCHED_ROUTE } from './logging/access-log';
 import { closeAfterOversizedBody } from './http/request-size.middleware';
 import { routeUndecodableSegments } from './http/undecodable-path.middleware';
 import { HttpEnv } from './config/http.env';
@@ -72,7 +72,10 @@ export function configureApp(app: NestExpressApplication): void {
   }
   (app.getHttpServer() as Server).prependListener('request', useOriginForm);
   setServerTimeouts(app.getHttpServer() as Server);
-  answerClientErrors(app.getHttpServer() as Server);
+  // Refused before any route or method was read.
+  answerClientErrors(app.getHttpServer() as Server, (status) =>
+    metrics.observe('OTHER', UNMATCHED_ROUTE, status, 0),
+  );
   setUpOpenApi(app);
 }
 

@@ -1,5 +1,5 @@
 import { SkipThrottle } from '@nestjs/throttler';
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { Public } from '../auth/public.decorator';
@@ -9,7 +9,7 @@ import { DatabasePings } from './database-pings';
 import { ShutdownState } from './shutdown-state';
 
 /**
- * Probes for orchestrators: public, and answered with terminus' own JSON
+ * Probes for orchestrators: public, never stored by a cache, and answered with terminus' own JSON
  * report, 200 or 503 — not problem details (see ProblemDetailsFilter). Other methods than GET
  * and HEAD get the 405 problem, as on every path.
  */
@@ -30,6 +30,7 @@ export class HealthController extends ReadOnlyController(['live', 'ready']) {
 
   /** The process is up and serving HTTP; never touches the database. */
   @Get('live')
+  @Header('Cache-Control', 'no-store')
   @HealthCheck({ swaggerDocumentation: false })
   live() {
     return this.health.check([]);
@@ -37,6 +38,7 @@ export class HealthController extends ReadOnlyController(['live', 'ready']) {
 
   /** Worth sending traffic to: not shutting down, and the database (and replicas) answer quickly. */
   @Get('ready')
+  @Header('Cache-Control', 'no-store')
   @HealthCheck({ swaggerDocumentation: false })
   ready() {
     return this.health.check([

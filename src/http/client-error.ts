@@ -31,11 +31,12 @@ const REQUEST_LINE_START = /^[A-Z-]+ /;
 /**
  * What Node refuses before the app sees a request — a head over the limit, malformed HTTP, a
  * client too slow to send its request, an `Expect` it does not know — is answered with problem
- * details like every other error, instead of Node's bare status line, and the connection closed.
+ * details like every other error, instead of Node's bare status line, and the connection closed;
+ * `counted` hears each such status, for the metrics.
  * An HTTP/1.1 request without `Host` is left to the app (refuseWithoutHost), so it is logged
  * and counted like any request.
  */
-export function answerClientErrors(server: Server): void {
+export function answerClientErrors(server: Server, counted: (status: number) => void): void {
   const logger = new Logger('HttpParser');
   // Read at each request, though missing from Node's type definitions.
   (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
@@ -47,6 +48,7 @@ export function answerClientErrors(server: Server): void {
     const requestId = randomUUID();
     sendProblem(res, 417, UNKNOWN_EXPECTATION, requestId);
     logger.log(`417: unknown Expect (requestId ${requestId})`);
+    counted(417);
   });
   server.on('clientError', (error: ParserError, socket: Socket) => {
     // A socket error (a reset by the client) has no one to answer; nor may a response already
@@ -56,6 +58,7 @@ export function answerClientErrors(server: Server): void {
       const requestId = randomUUID();
       socket.write(problemResponse(status, detail, requestId));
       logger.log(`${status}: refused by the HTTP parser (${error.code}, requestId ${requestId})`);
+      counted(status);
     }
     socket.destroy();
   });

@@ -4,7 +4,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { loggedPath } from '../http/logged-path';
 import { requestIdOf } from '../http/request-id.middleware';
 
-const UNMATCHED_ROUTE = '<unmatched>';
+export const UNMATCHED_ROUTE = '<unmatched>';
 
 // Probes and scrapes arrive every few seconds from every replica; their lines would drown the rest.
 const UNLOGGED_PATHS = /^\/(health\/(live|ready)|metrics)\/?(\?|$)/i;

@@ -51,12 +51,14 @@ describe('Health probes', () => {
   it('live: 200 without a key, terminus JSON', async () => {
     const res = await get('/health/live').expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toEqual({ status: 'ok', info: {}, error: {}, details: {} });
   });
 
   it('ready: 200 while the database answers', async () => {
     const res = await get('/health/ready').expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toEqual({
       status: 'ok',
       info: { shutdown: { status: 'up' }, database: databaseUp },

@@ -99,6 +99,18 @@ describe('Metrics', () => {
     ).toBe(1);
   });
 
+  it('counts what the HTTP parser refuses before routing', async () => {
+    const refused = await request(server())
+      .get('/api/data/links')
+      .set('X-Padding', 'x'.repeat(20 * 1024))
+      .catch((error: { response: { status: number } }) => error.response);
+    expect(refused.status).toBe(431);
+    const text = await scrape();
+    expect(
+      sample(text, 'http_requests_total', 'method="OTHER",route="<unmatched>",status="431"'),
+    ).toBe(1);
+  });
+
   it('reports the database pool', async () => {
     await request(server()).get('/api/data/links').set(AUTH).expect(200);
     const text = await scrape();
