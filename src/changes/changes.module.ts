@@ -3,10 +3,11 @@ import { DatabaseModule } from '../database/database.module';
 import { ChangesController } from './changes.controller';
 import { ChangesRepository } from './changes.repository';
 import { ChangesService } from './changes.service';
+import { SafePointLag } from './safe-point-lag';
 
 @Module({
   imports: [DatabaseModule],
   controllers: [ChangesController],
-  providers: [ChangesRepository, ChangesService],
+  providers: [ChangesRepository, ChangesService, SafePointLag],
 })
 export class ChangesModule {}

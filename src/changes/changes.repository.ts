@@ -7,6 +7,7 @@ import { STANDBY_AS_PRIMARY } from '../database/schema-access';
 import { isoMicros, printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { CursorPosition } from '../http/signed-cursor';
+import { SafePointLag } from './safe-point-lag';
 
 export type Feed = 'links' | 'clients';
 
@@ -27,8 +28,11 @@ const SAFE_POINT_MARGIN = `interval '100 milliseconds'`;
  * the primary's address reach one later (a failover behind a name), the feeds answer 503.
  */
 export const SAFE_POINT_QUERY = `
-  SELECT ${printedTimestamp(`(least(now(), oldest_writer_start()) - ${SAFE_POINT_MARGIN})`)} AS "safePoint",
-         pg_is_in_recovery() AS standby`;
+  SELECT ${printedTimestamp('p.at')} AS "safePoint",
+         CASE WHEN isfinite(p.at) THEN extract(epoch FROM now() - p.at)::float8
+              ELSE 'Infinity' END AS "lagSeconds",
+         pg_is_in_recovery() AS standby
+  FROM (SELECT least(now(), oldest_writer_start()) - ${SAFE_POINT_MARGIN} AS at) AS p`;
 
 // The links columns are unqualified, which the alias `c` does not disturb.
 const FEED_COLUMNS: Record<Feed, string> = { links: LINK_COLUMNS, clients: CLIENT_COLUMNS };
@@ -69,7 +73,10 @@ export class ChangesRepository {
   // Said once while DATABASE_URL reaches a standby, not on every poll.
   private onStandby = false;
 
-  constructor(private readonly database: DatabaseReader) {}
+  constructor(
+    private readonly database: DatabaseReader,
+    private readonly lag: SafePointLag,
+  ) {}
 
   /** Up to `limit` + 1 rows after `after`, none at or past the safe point (read first). */
   async page(feed: Feed, after: CursorPosition, limit: number, linkId?: string) {
@@ -83,16 +90,16 @@ export class ChangesRepository {
 
   private async safePoint(): Promise<string> {
     const text = SAFE_POINT_QUERY;
-    const [row] = await this.database.query<{ safePoint: string; standby: boolean }[]>(text, [], {
-      primary: true,
-      prepared: true,
-    });
+    const [row] = await this.database.query<
+      { safePoint: string; lagSeconds: number; standby: boolean }[]
+    >(text, [], { primary: true, prepared: true });
     if (row.standby) {
       if (!this.onStandby) this.logger.error(STANDBY_AS_PRIMARY);
       this.onStandby = true;
       throw new ServiceUnavailableException(DATABASE_UNAVAILABLE);
     }
     this.onStandby = false;
+    this.lag.observe(row.lagSeconds);
     return row.safePoint;
   }
 }

@@ -1,3 +1,5 @@
+import { Registry } from 'prom-client';
+import { SafePointLag } from '../../src/changes/safe-point-lag';
 import { DataSource } from 'typeorm';
 import {
   ChangesRepository,
@@ -102,7 +104,7 @@ describe('Change feed query plans on a large table', () => {
   // at a time reuse the pool's last connection.
   it('keeps the plans of the safe point and of a feed page', async () => {
     const reader = databaseReader(dataSource);
-    const changes = new ChangesRepository(reader);
+    const changes = new ChangesRepository(reader, new SafePointLag(new Registry()));
     for (let n = 0; n < 8; n++) await changes.page('clients', deep.clients, 100);
     const statements = await reader.query<{ statement: string; generic_plans: string }[]>(
       'SELECT statement, generic_plans FROM pg_prepared_statements ORDER BY prepare_time',

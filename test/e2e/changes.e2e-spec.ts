@@ -47,6 +47,11 @@ describe('Change feeds', () => {
     }
   }
 
+  const safePointLag = async () => {
+    const metrics = (await request(t.app.getHttpServer()).get('/metrics').expect(200)).text;
+    return Number(/^change_feed_safe_point_lag_seconds (\S+)$/m.exec(metrics)?.[1]);
+  };
+
   beforeAll(async () => {
     t = await createTestApp();
     await insertLinks(t.dataSource, LINKS);
@@ -135,10 +140,13 @@ describe('Change feeds', () => {
       const held = await drain('/api/data/changes/clients', 100, cursor);
       expect(held.rows).toEqual([]);
       expect(held.cursor).toBe(cursor);
+      // What tells a held feed from a caught-up one: the safe point trails the clock.
+      expect(await safePointLag()).toBeGreaterThan(0.3);
       await writer.query('COMMIT');
       await pause(300);
       const { rows } = await drain('/api/data/changes/clients', 100, held.cursor);
       expect(rows.map((row) => row.id)).toEqual(['B', 'b']);
+      expect(await safePointLag()).toBeLessThan(0.3);
     });
 
     it('is not held back by a transaction that only reads (a backup)', async () => {
