@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { DatabaseEnv } from '../config/database.env';
 import { DatabasePools, Release } from './pools';
 import { DATABASE_UNAVAILABLE, isConnectionFailure } from './database-unavailable';
+import { withinDeadline } from './within-deadline';
 
 const MAX_PREPARED_STATEMENTS = 200;
 /**
@@ -182,16 +183,9 @@ export class DatabaseReader {
     });
   }
 
-  /**
-   * `work`'s answer, or a 503 once DATABASE_TIMEOUT_MS has passed without one; `onExpired` says
-   * what it was waiting for.
-   */
-  private withinDeadline<T>(work: Promise<T>, onExpired = () => WAITED_FOR_ANSWER): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(unavailable(onExpired())), this.deadlineMs);
-    });
-    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+  /** `work`'s answer, or a 503 once DATABASE_TIMEOUT_MS has passed without one. */
+  private withinDeadline<T>(work: Promise<T>, waitedFor = () => WAITED_FOR_ANSWER): Promise<T> {
+    return withinDeadline(work, this.deadlineMs, () => unavailable(waitedFor()));
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Pool, PoolClient, PoolConfig } from 'pg';
+import { withinDeadline } from '../database/within-deadline';
 
 // Probes from the kubelet and load balancers arrive together: they share one recent answer.
 export const PING_CACHE_MS = 500;
@@ -53,15 +54,9 @@ export class DatabasePing {
   private async ping(): Promise<PingResult> {
     const started = Date.now();
     let isUp = true;
-    let deadline: NodeJS.Timeout | undefined;
     try {
       // Connecting and the query each have the timeout; together they must keep it too.
-      await Promise.race([
-        this.selectOne(),
-        new Promise((_, reject) => {
-          deadline = setTimeout(() => reject(new Error('no answer in time')), this.timeoutMs);
-        }),
-      ]);
+      await withinDeadline(this.selectOne(), this.timeoutMs, () => new Error('no answer in time'));
     } catch (error) {
       isUp = false;
       // Once when it stops answering, not at every probe (every few seconds, from every kubelet).
@@ -69,7 +64,6 @@ export class DatabasePing {
         this.logger.warn(`Readiness: ${this.name} did not answer: ${(error as Error).message}`);
       }
     }
-    clearTimeout(deadline);
     if (isUp && this.last?.isUp === false) this.logger.log(`Readiness: ${this.name} answers again`);
     this.last = { isUp, responseTime: Date.now() - started, at: Date.now() };
     return this.last;
