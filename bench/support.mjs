@@ -1,5 +1,5 @@
-// Shared by bench/run.mjs and bench/soak.mjs: a throw-away database, the production server
-// (built, migrated, started), SQL and ports. Requires `npm run build` first.
+// Shared by the bench modules (run, soak, feeds, compression): a throw-away database, the
+// production server (built, migrated, started), SQL and ports. Requires `npm run build` first.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

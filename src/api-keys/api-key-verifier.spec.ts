@@ -21,17 +21,13 @@ describe('ApiKeyVerifier.callerOf', () => {
   it('looks a request up once, however many guards ask', async () => {
     const request = withKey('lcapi_stored');
     const answers = await Promise.all([verifier.callerOf(request), verifier.callerOf(request)]);
-    expect(answers).toEqual([
-      { authenticatedBy: 'api-key', keyId: 'key-row-1' },
-      { authenticatedBy: 'api-key', keyId: 'key-row-1' },
-    ]);
+    expect(answers).toEqual([{ keyId: 'key-row-1' }, { keyId: 'key-row-1' }]);
     expect(databaseKeys.find).toHaveBeenCalledTimes(1);
     expect(lastUsed.note).toHaveBeenCalledTimes(1);
   });
 
   it('looks each request up on its own', async () => {
     await expect(verifier.callerOf(withKey('env-key'))).resolves.toEqual({
-      authenticatedBy: 'api-key',
       keyId: `env-${createHash('sha256').update('env-key').digest('hex').slice(0, 8)}`,
     });
     databaseKeys.find.mockResolvedValueOnce(undefined as never);

@@ -6,7 +6,6 @@ import { ApiKeys } from './environment-keys';
 import { LastUsedRecorder } from './last-used-recorder';
 
 export interface ApiCaller {
-  authenticatedBy: 'api-key';
   /** Names the key without revealing it: `env-3f9a1c2b` for an API_KEYS key, else the row id. */
   keyId: string;
 }
@@ -30,17 +29,14 @@ export class ApiKeyVerifier implements OnApplicationBootstrap {
     return ((request as WithCaller)[CALLER] ??= this.callerNamedBy(bearerKeyOf(request)));
   }
 
-  private callerNamedBy(key: string | undefined): Promise<ApiCaller | false> {
-    return key === undefined ? Promise.resolve(false) : this.verify(key);
-  }
-
-  async verify(key: string): Promise<ApiCaller | false> {
+  private async callerNamedBy(key: string | undefined): Promise<ApiCaller | false> {
+    if (key === undefined) return false;
     const environmentKeyId = this.environmentKeys.idOf(key);
-    if (environmentKeyId) return { authenticatedBy: 'api-key', keyId: environmentKeyId };
+    if (environmentKeyId) return { keyId: environmentKeyId };
     const stored = await this.databaseKeys.find(key);
     if (!stored) return false;
     this.lastUsed.note(stored.id);
-    return { authenticatedBy: 'api-key', keyId: stored.id };
+    return { keyId: stored.id };
   }
 
   /**

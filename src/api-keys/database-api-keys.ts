@@ -5,7 +5,6 @@ import { hashApiKey, isManagedKey } from './api-key-format';
 
 export interface ActiveApiKey {
   id: string;
-  prefix: string;
   expiresAt: number | null;
 }
 
@@ -57,19 +56,14 @@ export class DatabaseApiKeys {
   private async read(): Promise<Map<string, ActiveApiKey>> {
     const startedAt = Date.now();
     // From the primary: a key created a moment ago works at once, whatever a replica's lag.
-    const rows = await this.database.query<
-      { id: string; prefix: string; hash: string; expires_at: Date | null }[]
-    >(
-      `SELECT id, prefix, encode(key_hash, 'hex') AS hash, expires_at FROM api_keys
+    const rows = await this.database.query<{ id: string; hash: string; expires_at: Date | null }[]>(
+      `SELECT id, encode(key_hash, 'hex') AS hash, expires_at FROM api_keys
        WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
       [],
       { primary: true },
     );
     this.snapshot = new Map(
-      rows.map((row) => [
-        row.hash,
-        { id: row.id, prefix: row.prefix, expiresAt: row.expires_at?.getTime() ?? null },
-      ]),
+      rows.map((row) => [row.hash, { id: row.id, expiresAt: row.expires_at?.getTime() ?? null }]),
     );
     // Aged from when the read began, so no answer rests on data older than the TTL.
     this.readAt = startedAt;

@@ -33,7 +33,6 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
     example: CLIENT_CHANGES_EXAMPLE,
   })
   @ApiErrorResponses(400)
-  // The body is JSON text written by the renderer.
   @Header('Content-Type', 'application/json; charset=utf-8')
   async clients(@Query(StrictQueryPipe) query: ClientChangesQuery): Promise<string> {
     return renderChangesPage(await this.changes.clients(query));

@@ -1,6 +1,6 @@
 import { Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
 import { CLIENT_COLUMNS, ClientRow } from '../clients/clients.repository';
-import { LINK_COLUMNS } from '../links/links.repository';
+import { LINK_COLUMNS, LinkRow } from '../links/links.repository';
 import { DatabaseReader } from '../database/database-reader';
 import { DATABASE_UNAVAILABLE } from '../database/database-unavailable';
 import { STANDBY_AS_PRIMARY } from '../database/schema-access';
@@ -63,8 +63,11 @@ export function changesQuery(
   return { text, params };
 }
 
-/** A feed row: a client, or a link (whose row lacks the client fields). */
-export type FeedRow = ClientRow;
+/** The row each feed reads. */
+export interface FeedRows {
+  links: LinkRow;
+  clients: ClientRow;
+}
 
 /** The feeds' reads: the safe point, then a page before it, both on the primary. */
 @Injectable()
@@ -79,20 +82,24 @@ export class ChangesRepository {
   ) {}
 
   /** Up to `limit` + 1 rows after `after`, none at or past the safe point (read first). */
-  async page(feed: Feed, after: CursorPosition, limit: number, linkId?: string) {
+  async page<F extends Feed>(
+    feed: F,
+    after: CursorPosition,
+    limit: number,
+    linkId?: string,
+  ): Promise<FeedRows[F][]> {
     // A link id with NUL matches nothing, and PostgreSQL would reject the query.
     if (!isStorableText(linkId ?? '')) return [];
     const safePoint = await this.safePoint();
     const { text, params } = changesQuery(feed, after, isoMicros(safePoint), limit, linkId);
     // The same index range scan whatever the position: prepared (DatabaseReader).
-    return this.database.query<FeedRow[]>(text, params, { primary: true, prepared: true });
+    return this.database.query<FeedRows[F][]>(text, params, { primary: true, prepared: true });
   }
 
   private async safePoint(): Promise<string> {
-    const text = SAFE_POINT_QUERY;
     const [row] = await this.database.query<
       { safePoint: string; lagSeconds: number; standby: boolean }[]
-    >(text, [], { primary: true, prepared: true });
+    >(SAFE_POINT_QUERY, [], { primary: true, prepared: true });
     if (row.standby) {
       if (!this.onStandby) this.logger.error(STANDBY_AS_PRIMARY);
       this.onStandby = true;

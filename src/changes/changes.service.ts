@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isoMicros } from '../database/printed-timestamp';
 import { CursorCodec, CursorPosition } from '../http/signed-cursor';
-import { ChangesRepository, Feed, FeedRow } from './changes.repository';
+import { ChangesRepository, Feed, FeedRows } from './changes.repository';
 import { clientChangesScope, linkChangesScope } from './dto/changes.query';
 
 /** Where a feed starts without a cursor: before every row. */
@@ -14,9 +14,9 @@ export interface FeedRequest {
 }
 
 /** A page of a feed, as data (changes.renderer.ts writes its JSON). */
-export interface ChangesPage {
-  feed: Feed;
-  rows: FeedRow[];
+export interface ChangesPage<F extends Feed = Feed> {
+  feed: F;
+  rows: FeedRows[F][];
   meta: { limit: number; nextCursor: string; hasMore: boolean };
 }
 
@@ -28,15 +28,19 @@ export class ChangesService {
     private readonly cursors: CursorCodec,
   ) {}
 
-  links(request: FeedRequest): Promise<ChangesPage> {
+  links(request: FeedRequest): Promise<ChangesPage<'links'>> {
     return this.page('links', linkChangesScope(), request);
   }
 
-  clients(request: FeedRequest): Promise<ChangesPage> {
+  clients(request: FeedRequest): Promise<ChangesPage<'clients'>> {
     return this.page('clients', clientChangesScope(request), request);
   }
 
-  private async page(feed: Feed, scope: string, { limit, after = START, linkId }: FeedRequest) {
+  private async page<F extends Feed>(
+    feed: F,
+    scope: string,
+    { limit, after = START, linkId }: FeedRequest,
+  ): Promise<ChangesPage<F>> {
     const read = await this.repository.page(feed, after, limit, linkId);
     const rows = read.slice(0, limit);
     const last = rows[rows.length - 1];

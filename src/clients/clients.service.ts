@@ -7,13 +7,13 @@ import { CountCache } from './count-cache';
 import { ListClientsQuery, listClientsScope } from './dto/list-clients.query';
 
 /** A page by number carries totals; the page after a cursor does not (counting is the cost). */
-export type ClientsPageMeta =
+export type ClientsMeta =
   | { page: number; limit: number; total: number; totalPages: number; nextCursor: string | null }
   | { limit: number; nextCursor: string | null };
 
 export interface ClientsPage {
   clients: ClientRow[];
-  meta: ClientsPageMeta;
+  meta: ClientsMeta;
 }
 
 @Injectable()

@@ -8,8 +8,8 @@ import { validateEnvSections } from './env';
 @Module({})
 export class ConfigModule {
   /** Validates process.env now: a bad environment fails the build of the app, in one message. */
-  static forRoot(raw: Record<string, unknown> = process.env): DynamicModule {
-    const providers = validateEnvSections(raw).map((section) => ({
+  static forRoot(): DynamicModule {
+    const providers = validateEnvSections(process.env).map((section) => ({
       provide: section.constructor,
       useValue: section,
     }));

@@ -32,7 +32,8 @@ export class DatabaseEnv {
   @WholeMilliseconds(1)
   DATABASE_TIMEOUT_MS = 5000;
 
-  // When set, every read goes to one of these (streaming) replicas.
+  // When set, lists and gets read from one of these (streaming) replicas; the change feeds
+  // and API key lookups stay on the primary.
   @CommaList()
   @ServiceUrl(
     POSTGRES,

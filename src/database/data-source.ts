@@ -11,7 +11,7 @@ import { withLibpqSslMode } from './ssl-mode';
 export interface DatabaseSettings {
   url: string;
   timeoutMs: number;
-  /** Read replicas: when given, TypeORM sends every read outside a transaction to one. */
+  /** Read replicas: TypeORM opens a pool for each; DatabasePools sends reads there. */
   replicaUrls?: string[];
 }
 

@@ -4,7 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from '../app.module';
 import { buildOpenApiDocument } from '../http/openapi';
 
-export const OPENAPI_FILE = 'openapi.json';
+const OPENAPI_FILE = 'openapi.json';
 
 /**
  * The OpenAPI document as the running app serves it, built without a database: in preview mode

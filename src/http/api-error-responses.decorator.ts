@@ -12,7 +12,7 @@ import {
   READ_ONLY,
   UNEXPECTED_ERROR,
 } from './error-texts';
-import { MAX_REQUEST_BODY_BYTES } from './request-size.middleware';
+import { MAX_REQUEST_BODY_BYTES } from './request-size';
 
 interface ErrorDoc {
   description: string;

@@ -12,8 +12,8 @@ import {
   requestTargetTooLong,
   UNKNOWN_EXPECTATION,
 } from './error-texts';
-import { REQUEST_ID_HEADER, requestIdOf } from './request-id.middleware';
-import { MAX_REQUEST_BODY_BYTES } from './request-size.middleware';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
+import { MAX_REQUEST_BODY_BYTES } from './request-size';
 
 // Node's default limit on a request's head: its target, header names and values together.
 export const MAX_REQUEST_HEAD_BYTES = 16_384;

@@ -14,7 +14,7 @@ import { PinoLogger } from 'nestjs-pino';
 import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../database/database-unavailable';
 import { loggedPath } from './logged-path';
 import { ERROR_CACHE_CONTROL } from './caching';
-import { requestIdOf } from './request-id.middleware';
+import { requestIdOf } from './request-id';
 import { ProblemDetailsDto } from './problem-details.dto';
 import { ParameterError } from './strict-query.pipe';
 import { MALFORMED_REQUEST, NO_RESOURCE, UNEXPECTED_ERROR } from './error-texts';

@@ -9,10 +9,10 @@ import { Reflector } from '@nestjs/core';
 import { Request } from 'express';
 import { bodyTooLarge, INVALID_PATH, INVALID_PERCENT_ENCODING } from './error-texts';
 import { TAKES_NO_QUERY } from './no-query-params';
-import { hasOversizedBody, MAX_REQUEST_BODY_BYTES } from './request-size.middleware';
+import { hasOversizedBody, MAX_REQUEST_BODY_BYTES } from './request-size';
 import { routeFlag } from './route-flag';
 import { invalidQuery, UNKNOWN_PARAMETER } from './strict-query.pipe';
-import { undecodableParams } from './undecodable-path.middleware';
+import { undecodableParams } from './undecodable-path';
 
 /**
  * What a read may not carry, checked only once its caller is known (after ApiKeyGuard), so

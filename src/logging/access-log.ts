@@ -2,7 +2,7 @@ import { IncomingMessage } from 'node:http';
 import { Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
 import { loggedPath } from '../http/logged-path';
-import { requestIdOf } from '../http/request-id.middleware';
+import { requestIdOf } from '../http/request-id';
 
 export const UNMATCHED_ROUTE = '<unmatched>';
 

@@ -13,6 +13,8 @@ import { RedisThrottlerStorage } from './redis-throttler.storage';
     ApiKeysModule,
     ThrottlerModule.forRootAsync({
       inject: [RateLimitEnv],
+      // RateLimitGuard passes the limit (per key or per IP) and the window itself: of this one
+      // throttler only its name, `default`, is read.
       useFactory: (env: RateLimitEnv) => ({
         throttlers: [{ ttl: env.RATE_LIMIT_WINDOW_MS, limit: env.RATE_LIMIT_PER_KEY }],
       }),

@@ -20,8 +20,9 @@ export interface TestAppOptions {
 }
 
 /**
- * Boots the real AppModule, wired exactly as main.ts wires it, on this suite's own migrated
- * database.
+ * Boots the real AppModule, wired by the same configureApp as main.ts, on this suite's own
+ * migrated database (without start-api.ts's process-wide settings: the garbage-collection
+ * flags and the JSON logger of the start).
  */
 export async function createTestApp({
   env = {},

@@ -30,9 +30,12 @@ const NotCombinedWith = (other: 'page' | 'cursor') =>
     },
   });
 
+/** The filters a List Clients cursor is bound to, besides this endpoint. */
+const CURSOR_FILTERS = ['linkId', 'isDeleted', 'status'] as const;
+
 /** What a List Clients cursor is bound to: this endpoint and its filters. */
-export const listClientsScope = ({ linkId, isDeleted, status }: ListClientsQuery) =>
-  `clients\0${JSON.stringify([linkId, isDeleted, status])}`;
+export const listClientsScope = (query: ListClientsQuery) =>
+  `clients\0${JSON.stringify(CURSOR_FILTERS.map((name) => query[name]))}`;
 
 /** docs/api.md, Endpoints "List Clients query parameters", in executable form. */
 export class ListClientsQuery {
@@ -79,7 +82,7 @@ export class ListClientsQuery {
   })
   @CursorField()
   @NotCombinedWith('page')
-  @SignedCursor<ListClientsQuery>(listClientsScope, 'after', ['linkId', 'isDeleted', 'status'])
+  @SignedCursor<ListClientsQuery>(listClientsScope, 'after', CURSOR_FILTERS)
   cursor?: string;
 
   /** The position the cursor holds, verified by the validation pipe; not a query parameter. */
