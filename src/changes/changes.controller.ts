@@ -1,6 +1,10 @@
 import { Controller, Get, Header, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiErrorResponses } from '../http/api-error-responses.decorator';
+import {
+  ApiErrorResponses,
+  LIMIT_OUT_OF_RANGE,
+  unknownParameter,
+} from '../http/api-error-responses.decorator';
 import { ReadOnlyController } from '../http/read-only.controller';
 import { StrictQueryPipe } from '../http/strict-query.pipe';
 import { renderChangesPage } from './changes.renderer';
@@ -32,7 +36,10 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
     type: ClientChangesResponse,
     example: CLIENT_CHANGES_EXAMPLE,
   })
-  @ApiErrorResponses(400)
+  @ApiErrorResponses({
+    path: '/api/data/changes/clients',
+    badQuery: [LIMIT_OUT_OF_RANGE, unknownParameter('since')],
+  })
   @Header('Content-Type', 'application/json; charset=utf-8')
   async clients(@Query(StrictQueryPipe) query: ClientChangesQuery): Promise<string> {
     return renderChangesPage(await this.changes.clients(query));
@@ -49,7 +56,10 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
     type: LinkChangesResponse,
     example: LINK_CHANGES_EXAMPLE,
   })
-  @ApiErrorResponses(400)
+  @ApiErrorResponses({
+    path: '/api/data/changes/links',
+    badQuery: [unknownParameter('linkId')],
+  })
   @Header('Content-Type', 'application/json; charset=utf-8')
   async links(@Query(StrictQueryPipe) query: LinkChangesQuery): Promise<string> {
     return renderChangesPage(await this.changes.links(query));

@@ -7,7 +7,12 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ApiErrorResponses } from '../http/api-error-responses.decorator';
+import {
+  ApiErrorResponses,
+  LIMIT_OUT_OF_RANGE,
+  unknownParameter,
+} from '../http/api-error-responses.decorator';
+import { CLIENT_NOT_FOUND } from '../http/error-texts';
 import { NoQueryParams } from '../http/no-query-params';
 import { ReadOnlyController } from '../http/read-only.controller';
 import { StrictQueryPipe } from '../http/strict-query.pipe';
@@ -46,7 +51,10 @@ export class ClientsController extends ReadOnlyController() {
       },
     },
   })
-  @ApiErrorResponses(400)
+  @ApiErrorResponses({
+    path: '/api/data/clients',
+    badQuery: [LIMIT_OUT_OF_RANGE, unknownParameter('stauts')],
+  })
   @Header('Content-Type', 'application/json; charset=utf-8')
   async list(@Query(StrictQueryPipe) query: ListClientsQuery): Promise<string> {
     return renderClientsPage(await this.clientsService.list(query));
@@ -56,7 +64,11 @@ export class ClientsController extends ReadOnlyController() {
   @ApiOperation({ operationId: 'getClient', summary: 'Get one client by id, soft-deleted or not' })
   @ApiParam({ name: 'id', description: 'The client id (opaque string)', example: 'client-1' })
   @ApiOkResponse({ description: 'The client', type: ClientResponse, example: CLIENT_EXAMPLE })
-  @ApiErrorResponses(400, 404)
+  @ApiErrorResponses({
+    path: '/api/data/clients',
+    badQuery: [unknownParameter('fields')],
+    notFound: CLIENT_NOT_FOUND,
+  })
   @Header('Content-Type', 'application/json; charset=utf-8')
   @NoQueryParams()
   async get(@Param('id') id: string): Promise<string> {

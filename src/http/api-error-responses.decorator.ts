@@ -1,22 +1,24 @@
 import { STATUS_CODES } from 'node:http';
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import { ProblemDetailsDto } from './problem-details.dto';
+import { ParameterErrorDto, ProblemDetailsDto } from './problem-details.dto';
 import { DATABASE_UNAVAILABLE } from '../database/database-unavailable';
 import {
   API_KEY_REQUIRED,
   bodyTooLarge,
-  CLIENT_NOT_FOUND,
   INVALID_QUERY,
   RATE_LIMITED,
   READ_ONLY,
   UNEXPECTED_ERROR,
 } from './error-texts';
+import { limitRule } from './query-fields';
 import { MAX_REQUEST_BODY_BYTES } from './request-size';
+import { UNKNOWN_PARAMETER } from './strict-query.pipe';
 
 interface ErrorDoc {
   description: string;
-  detail: string;
+  /** The example's detail; a 404's is its route's (RouteErrorExamples.notFound). */
+  detail?: string;
   header?: { name: string; description: string; example: string };
 }
 
@@ -34,7 +36,7 @@ const ERRORS: Record<number, ErrorDoc> = {
       example: 'Bearer realm="api", error="invalid_token"',
     },
   },
-  404: { description: 'No resource has this id', detail: CLIENT_NOT_FOUND },
+  404: { description: 'No resource has this id' },
   405: {
     description: 'Only GET and HEAD are allowed (see the Allow header)',
     detail: READ_ONLY,
@@ -60,31 +62,44 @@ const ERRORS: Record<number, ErrorDoc> = {
   },
 };
 
-// Every data route can answer these, whatever its parameters.
-const ALWAYS = [401, 405, 413, 429, 500, 503];
+// Every data route can answer these, whatever its parameters, and 400 for a bad query.
+const ALWAYS = [400, 401, 405, 413, 429, 500, 503];
 
-function problemExample(status: number): ProblemDetailsDto {
+/** Errors a bad query's example can show. */
+export const LIMIT_OUT_OF_RANGE: ParameterErrorDto = { name: 'limit', reason: limitRule.message };
+export const unknownParameter = (name: string): ParameterErrorDto => ({
+  name,
+  reason: UNKNOWN_PARAMETER,
+});
+
+/** What a route's examples show: its path, a bad query's errors and, for a get, its 404. */
+export interface RouteErrorExamples {
+  path: string;
+  badQuery: ParameterErrorDto[];
+  /** A get by id: the 404's detail, shown for `<path>/no-such-id`. */
+  notFound?: string;
+}
+
+function problemExample(status: number, route: RouteErrorExamples): ProblemDetailsDto {
   return {
     type: 'about:blank',
     title: STATUS_CODES[status] as string,
     status,
-    detail: ERRORS[status].detail,
-    instance: status === 404 ? '/api/data/clients/no-such-id' : '/api/data/clients',
+    detail: (ERRORS[status].detail ?? route.notFound) as string,
+    instance: route.notFound ? `${route.path}/no-such-id` : route.path,
     requestId: '0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e',
-    ...(status === 400 && {
-      errors: [
-        { name: 'limit', reason: 'must be an integer from 1 to 1000' },
-        { name: 'stauts', reason: 'is not a known parameter' },
-      ],
-    }),
+    ...(status === 400 && { errors: route.badQuery }),
   };
 }
 
-/** Documents the problem+json error responses of a data route (docs/api.md, Errors), with examples. */
-export function ApiErrorResponses(...statuses: number[]) {
+/**
+ * Documents the problem+json error responses of a data route (docs/api.md, Errors), with
+ * examples of its own: a get by id adds its 404.
+ */
+export function ApiErrorResponses(route: RouteErrorExamples) {
   return applyDecorators(
     ApiExtraModels(ProblemDetailsDto),
-    ...[...statuses, ...ALWAYS]
+    ...[...ALWAYS, ...(route.notFound ? [404] : [])]
       .sort((a, b) => a - b)
       .map((status) => {
         const { description, header } = ERRORS[status];
@@ -102,7 +117,7 @@ export function ApiErrorResponses(...statuses: number[]) {
           content: {
             'application/problem+json': {
               schema: { $ref: getSchemaPath(ProblemDetailsDto) },
-              example: problemExample(status),
+              example: problemExample(status, route),
             },
           },
         });

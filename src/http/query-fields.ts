@@ -16,7 +16,7 @@ export const MAX_CURSOR_LENGTH = MAX_REQUEST_HEAD_BYTES;
 export const digitsToNumber = ({ value }: TransformFnParams): unknown =>
   typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
 
-const limitRule = { message: `must be an integer from 1 to ${MAX_LIMIT}` };
+export const limitRule = { message: `must be an integer from 1 to ${MAX_LIMIT}` };
 const linkIdRule = { message: 'must be a non-empty string of at most 255 characters' };
 const cursorRule = { message: 'must be a nextCursor value from an earlier response' };
 

@@ -1,7 +1,8 @@
 import { Controller, Get, Header, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiErrorResponses } from '../http/api-error-responses.decorator';
+import { ApiErrorResponses, unknownParameter } from '../http/api-error-responses.decorator';
+import { LINK_NOT_FOUND } from '../http/error-texts';
 import { NoQueryParams } from '../http/no-query-params';
 import { ReadOnlyController } from '../http/read-only.controller';
 import { LinkResponse } from './dto/link.response';
@@ -24,7 +25,7 @@ export class LinksController extends ReadOnlyController() {
     type: LinksListResponse,
     example: LINKS_LIST_EXAMPLE,
   })
-  @ApiErrorResponses(400)
+  @ApiErrorResponses({ path: '/api/data/links', badQuery: [unknownParameter('limit')] })
   @Header('Content-Type', 'application/json; charset=utf-8')
   @NoQueryParams()
   async list(@Req() req: Request, @Res() res: Response): Promise<void> {
@@ -38,7 +39,11 @@ export class LinksController extends ReadOnlyController() {
   @ApiOperation({ operationId: 'getLink', summary: 'Get one link by id' })
   @ApiParam({ name: 'id', description: 'The link id (opaque string)', example: 'link-1' })
   @ApiOkResponse({ description: 'The link', type: LinkResponse, example: LINK_EXAMPLE })
-  @ApiErrorResponses(400, 404)
+  @ApiErrorResponses({
+    path: '/api/data/links',
+    badQuery: [unknownParameter('fields')],
+    notFound: LINK_NOT_FOUND,
+  })
   @Header('Content-Type', 'application/json; charset=utf-8')
   @NoQueryParams()
   async get(@Param('id') id: string): Promise<string> {

@@ -120,6 +120,32 @@ describe('OpenAPI document', () => {
   });
 
   const server = () => request(t.app.getHttpServer());
+
+  it("shows each data route's own 400 and 404, as the API answers them", async () => {
+    const dataPaths = Object.keys(document.paths).filter((path) => path.startsWith('/api/data/'));
+    expect(dataPaths).toHaveLength(6);
+    for (const path of dataPaths) {
+      const example = (status: string) =>
+        document.paths[path].get.responses[status]?.content['application/problem+json'].example;
+      const sent = path.replace('{id}', 'no-such-id');
+      const badQuery = example('400');
+      const query = badQuery.errors.map(({ name }: { name: string }) => `${name}=0`).join('&');
+      const invalid = await server().get(`${sent}?${query}`).set(AUTH).expect(400);
+      expect({ path, ...badQuery }).toMatchObject({
+        path,
+        instance: invalid.body.instance,
+        detail: invalid.body.detail,
+        errors: invalid.body.errors,
+      });
+      if (!path.endsWith('{id}')) continue;
+      const missing = await server().get(sent).set(AUTH).expect(404);
+      expect({ path, ...example('404') }).toMatchObject({
+        path,
+        instance: missing.body.instance,
+        detail: missing.body.detail,
+      });
+    }
+  });
   const responses: [string, string, () => request.Test, number][] = [
     ['listLinks', '/api/data/links', () => server().get('/api/data/links').set(AUTH), 200],
     ['listLinks', '/api/data/links', () => server().get('/api/data/links?x=1').set(AUTH), 400],

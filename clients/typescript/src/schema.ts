@@ -398,15 +398,11 @@ export interface operations {
                      *       "title": "Bad Request",
                      *       "status": 400,
                      *       "detail": "Invalid query parameters",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e",
                      *       "errors": [
                      *         {
                      *           "name": "limit",
-                     *           "reason": "must be an integer from 1 to 1000"
-                     *         },
-                     *         {
-                     *           "name": "stauts",
                      *           "reason": "is not a known parameter"
                      *         }
                      *       ]
@@ -441,7 +437,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "A valid API key is required: Authorization: Bearer <key>",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -474,7 +470,7 @@ export interface operations {
                      *       "title": "Method Not Allowed",
                      *       "status": 405,
                      *       "detail": "This resource is read-only; use GET or HEAD",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -505,7 +501,7 @@ export interface operations {
                      *       "title": "Payload Too Large",
                      *       "status": 413,
                      *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -560,7 +556,7 @@ export interface operations {
                      *       "title": "Too Many Requests",
                      *       "status": 429,
                      *       "detail": "Rate limit exceeded; retry after the seconds in Retry-After",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -613,7 +609,7 @@ export interface operations {
                      *       "title": "Internal Server Error",
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred; it has been logged",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -646,7 +642,7 @@ export interface operations {
                      *       "title": "Service Unavailable",
                      *       "status": 503,
                      *       "detail": "The database is unavailable; retry later",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -958,15 +954,11 @@ export interface operations {
                      *       "title": "Bad Request",
                      *       "status": 400,
                      *       "detail": "Invalid query parameters",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/links/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e",
                      *       "errors": [
                      *         {
-                     *           "name": "limit",
-                     *           "reason": "must be an integer from 1 to 1000"
-                     *         },
-                     *         {
-                     *           "name": "stauts",
+                     *           "name": "fields",
                      *           "reason": "is not a known parameter"
                      *         }
                      *       ]
@@ -1001,7 +993,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "A valid API key is required: Authorization: Bearer <key>",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/links/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -1031,8 +1023,8 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Not Found",
                      *       "status": 404,
-                     *       "detail": "No client has this id",
-                     *       "instance": "/api/data/clients/no-such-id",
+                     *       "detail": "No link has this id",
+                     *       "instance": "/api/data/links/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -1065,7 +1057,7 @@ export interface operations {
                      *       "title": "Method Not Allowed",
                      *       "status": 405,
                      *       "detail": "This resource is read-only; use GET or HEAD",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/links/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -1096,7 +1088,7 @@ export interface operations {
                      *       "title": "Payload Too Large",
                      *       "status": 413,
                      *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/links/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -1151,7 +1143,7 @@ export interface operations {
                      *       "title": "Too Many Requests",
                      *       "status": 429,
                      *       "detail": "Rate limit exceeded; retry after the seconds in Retry-After",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/links/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -1204,7 +1196,7 @@ export interface operations {
                      *       "title": "Internal Server Error",
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred; it has been logged",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/links/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -1237,7 +1229,7 @@ export interface operations {
                      *       "title": "Service Unavailable",
                      *       "status": 503,
                      *       "detail": "The database is unavailable; retry later",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/links/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -2150,15 +2142,11 @@ export interface operations {
                      *       "title": "Bad Request",
                      *       "status": 400,
                      *       "detail": "Invalid query parameters",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/clients/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e",
                      *       "errors": [
                      *         {
-                     *           "name": "limit",
-                     *           "reason": "must be an integer from 1 to 1000"
-                     *         },
-                     *         {
-                     *           "name": "stauts",
+                     *           "name": "fields",
                      *           "reason": "is not a known parameter"
                      *         }
                      *       ]
@@ -2193,7 +2181,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "A valid API key is required: Authorization: Bearer <key>",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/clients/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -2257,7 +2245,7 @@ export interface operations {
                      *       "title": "Method Not Allowed",
                      *       "status": 405,
                      *       "detail": "This resource is read-only; use GET or HEAD",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/clients/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -2288,7 +2276,7 @@ export interface operations {
                      *       "title": "Payload Too Large",
                      *       "status": 413,
                      *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/clients/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -2343,7 +2331,7 @@ export interface operations {
                      *       "title": "Too Many Requests",
                      *       "status": 429,
                      *       "detail": "Rate limit exceeded; retry after the seconds in Retry-After",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/clients/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -2396,7 +2384,7 @@ export interface operations {
                      *       "title": "Internal Server Error",
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred; it has been logged",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/clients/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -2429,7 +2417,7 @@ export interface operations {
                      *       "title": "Service Unavailable",
                      *       "status": 503,
                      *       "detail": "The database is unavailable; retry later",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/clients/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -2779,7 +2767,7 @@ export interface operations {
                      *       "title": "Bad Request",
                      *       "status": 400,
                      *       "detail": "Invalid query parameters",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/changes/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e",
                      *       "errors": [
                      *         {
@@ -2787,7 +2775,7 @@ export interface operations {
                      *           "reason": "must be an integer from 1 to 1000"
                      *         },
                      *         {
-                     *           "name": "stauts",
+                     *           "name": "since",
                      *           "reason": "is not a known parameter"
                      *         }
                      *       ]
@@ -2822,7 +2810,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "A valid API key is required: Authorization: Bearer <key>",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/changes/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -2855,7 +2843,7 @@ export interface operations {
                      *       "title": "Method Not Allowed",
                      *       "status": 405,
                      *       "detail": "This resource is read-only; use GET or HEAD",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/changes/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -2886,7 +2874,7 @@ export interface operations {
                      *       "title": "Payload Too Large",
                      *       "status": 413,
                      *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/changes/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -2941,7 +2929,7 @@ export interface operations {
                      *       "title": "Too Many Requests",
                      *       "status": 429,
                      *       "detail": "Rate limit exceeded; retry after the seconds in Retry-After",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/changes/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -2994,7 +2982,7 @@ export interface operations {
                      *       "title": "Internal Server Error",
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred; it has been logged",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/changes/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -3027,7 +3015,7 @@ export interface operations {
                      *       "title": "Service Unavailable",
                      *       "status": 503,
                      *       "detail": "The database is unavailable; retry later",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/changes/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -3357,15 +3345,11 @@ export interface operations {
                      *       "title": "Bad Request",
                      *       "status": 400,
                      *       "detail": "Invalid query parameters",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/changes/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e",
                      *       "errors": [
                      *         {
-                     *           "name": "limit",
-                     *           "reason": "must be an integer from 1 to 1000"
-                     *         },
-                     *         {
-                     *           "name": "stauts",
+                     *           "name": "linkId",
                      *           "reason": "is not a known parameter"
                      *         }
                      *       ]
@@ -3400,7 +3384,7 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "A valid API key is required: Authorization: Bearer <key>",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/changes/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -3433,7 +3417,7 @@ export interface operations {
                      *       "title": "Method Not Allowed",
                      *       "status": 405,
                      *       "detail": "This resource is read-only; use GET or HEAD",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/changes/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -3464,7 +3448,7 @@ export interface operations {
                      *       "title": "Payload Too Large",
                      *       "status": 413,
                      *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/changes/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -3519,7 +3503,7 @@ export interface operations {
                      *       "title": "Too Many Requests",
                      *       "status": 429,
                      *       "detail": "Rate limit exceeded; retry after the seconds in Retry-After",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/changes/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -3572,7 +3556,7 @@ export interface operations {
                      *       "title": "Internal Server Error",
                      *       "status": 500,
                      *       "detail": "An unexpected error occurred; it has been logged",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/changes/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
@@ -3605,7 +3589,7 @@ export interface operations {
                      *       "title": "Service Unavailable",
                      *       "status": 503,
                      *       "detail": "The database is unavailable; retry later",
-                     *       "instance": "/api/data/clients",
+                     *       "instance": "/api/data/changes/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
                      */
