@@ -137,7 +137,7 @@ export function pageQuery(filters: ClientFilters, limit: number, from: PageStart
 
 /**
  * The clients table: the only place its SQL is written. PostgreSQL text cannot hold NUL, so a
- * value with one matches no row and is never sent (docs/api.md, List Clients).
+ * value with one matches no row and is never sent (docs/api.md, `GET /api/data/clients`).
  */
 @Injectable()
 export class ClientsRepository {

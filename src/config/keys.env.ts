@@ -3,7 +3,7 @@ import { CommaList, WholeMilliseconds } from './env-decorators';
 
 /** The API keys of the environment; the database holds the others. */
 export class KeysEnv {
-  // Required only without DATABASE_URL: see validateEnv.
+  // Required only without DATABASE_URL: see validateEnvSections.
   @IsOptional()
   @CommaList()
   @ArrayNotEmpty({ message: 'API_KEYS must list at least one key' })

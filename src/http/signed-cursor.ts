@@ -10,7 +10,7 @@ export interface CursorPosition {
 
 export type CursorError = 'malformed' | 'other-scope';
 
-/** The secrets of docs/api.md "Cursor lifetime": new cursors use `current`; both verify. */
+/** The secrets of docs/operations.md "Cursor secret": new cursors use `current`; both verify. */
 export interface CursorSecrets {
   current: string;
   previous?: string;

@@ -37,7 +37,7 @@ const CURSOR_FILTERS = ['linkId', 'isDeleted', 'status'] as const;
 export const listClientsScope = (query: ListClientsQuery) =>
   `clients\0${JSON.stringify(CURSOR_FILTERS.map((name) => query[name]))}`;
 
-/** docs/api.md, Endpoints "List Clients query parameters", in executable form. */
+/** docs/api.md, Endpoints, `GET /api/data/clients`: its parameters in executable form. */
 export class ListClientsQuery {
   @ApiPropertyOptional({
     description: '1-based page number (decimal digits only)',
