@@ -2,7 +2,7 @@ import zlib from 'node:zlib';
 import compression from 'compression';
 import { Request, Response } from 'express';
 import Negotiator from 'negotiator';
-import { BROTLI_OPTIONS, COMPRESSION_MIN_EXCLUSIVE_BYTES } from './caching';
+import { BROTLI_OPTIONS, COMPRESSION_MIN_EXCLUSIVE_BYTES } from './compression';
 
 type Encoding = 'br' | 'gzip' | 'deflate';
 
