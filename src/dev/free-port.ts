@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 
-/** A TCP port free on 127.0.0.1 right now, for a server a test starts itself. */
+/** A TCP port free on 127.0.0.1 right now: for the embedded database, and servers tests start. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
