@@ -1,7 +1,11 @@
-import { STATUS_CODES } from 'node:http';
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import { ParameterErrorDto, ProblemDetailsDto } from './problem-details.dto';
+import {
+  EXAMPLE_REQUEST_ID,
+  ParameterErrorDto,
+  problemDetails,
+  ProblemDetailsDto,
+} from './problem-details.dto';
 import { DATABASE_UNAVAILABLE } from '../database/database-unavailable';
 import {
   API_KEY_REQUIRED,
@@ -81,15 +85,11 @@ export interface RouteErrorExamples {
 }
 
 function problemExample(status: number, route: RouteErrorExamples): ProblemDetailsDto {
-  return {
-    type: 'about:blank',
-    title: STATUS_CODES[status] as string,
-    status,
-    detail: (ERRORS[status].detail ?? route.notFound) as string,
+  const detail = (ERRORS[status].detail ?? route.notFound) as string;
+  return problemDetails(status, detail, EXAMPLE_REQUEST_ID, {
     instance: route.notFound ? `${route.path}/no-such-id` : route.path,
-    requestId: '0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e',
-    ...(status === 400 && { errors: route.badQuery }),
-  };
+    errors: status === 400 ? route.badQuery : undefined,
+  });
 }
 
 /**

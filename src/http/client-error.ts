@@ -12,6 +12,7 @@ import {
   requestTargetTooLong,
   UNKNOWN_EXPECTATION,
 } from './error-texts';
+import { problemDetails } from './problem-details.dto';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
 import { MAX_REQUEST_BODY_BYTES } from './request-size';
 
@@ -129,8 +130,7 @@ function problemResponse(status: number, detail: string, requestId: string): str
 
 // Nothing of the request is echoed: its path may be unknown or too long.
 function problem(status: number, detail: string, requestId: string) {
-  const title = STATUS_CODES[status] as string;
-  const body = JSON.stringify({ type: 'about:blank', title, status, detail, requestId });
+  const body = JSON.stringify(problemDetails(status, detail, requestId));
   const headers = {
     'Content-Type': 'application/problem+json',
     'Content-Length': String(Buffer.byteLength(body)),

@@ -6,9 +6,9 @@ import {
   ResponseObject,
   SchemaObject,
 } from '@nestjs/swagger';
-import { STATUS_CODES } from 'node:http';
 import { DATA_CACHE_CONTROL, DATA_VARY, ERROR_CACHE_CONTROL } from './caching';
 import { MAX_REQUEST_HEAD_BYTES } from './client-error';
+import { EXAMPLE_REQUEST_ID, problemDetails } from './problem-details.dto';
 import { headersTooLarge, requestTargetTooLong } from './error-texts';
 
 const text = (description: string, example: string): HeaderObject => ({
@@ -23,7 +23,7 @@ const count = (description: string, example: number): HeaderObject => ({
 const EVERY_ANSWER: Record<string, HeaderObject> = {
   'X-Request-Id': text(
     'Identifies the request in the logs (the caller’s own if it sent one)',
-    '0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e',
+    EXAMPLE_REQUEST_ID,
   ),
   Vary: text('The body depends on the key and the encoding', DATA_VARY),
   'RateLimit-Limit': count('Requests allowed in the window (when rate limiting is on)', 600),
@@ -48,15 +48,13 @@ const NOT_MODIFIED: ResponseObject = {
 // Refused while Node's HTTP parser reads the head (client-error.ts): no request exists yet, so
 // the answer has a new id, no `instance`, and none of the headers of an answered request.
 function refusedByParser(status: number, description: string, detail: string): ResponseObject {
-  const title = STATUS_CODES[status] as string;
-  const requestId = '0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e';
   return {
     description,
     headers: { 'X-Request-Id': EVERY_ANSWER['X-Request-Id'], ...ERROR },
     content: {
       'application/problem+json': {
         schema: { $ref: '#/components/schemas/ProblemDetailsDto' },
-        example: { type: 'about:blank', title, status, detail, requestId },
+        example: problemDetails(status, detail, EXAMPLE_REQUEST_ID),
       },
     },
   };

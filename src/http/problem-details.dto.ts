@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class ParameterErrorDto {
@@ -35,3 +36,27 @@ export class ProblemDetailsDto {
   @ApiPropertyOptional({ type: [ParameterErrorDto], description: 'On a 400: each bad parameter' })
   errors?: ParameterErrorDto[];
 }
+
+/**
+ * The problem details of an error, fields in the order they are sent. `instance` is left out
+ * when no request path was read (the HTTP parser refused the request).
+ */
+export function problemDetails(
+  status: number,
+  detail: string,
+  requestId: string,
+  { instance, errors }: { instance?: string; errors?: ParameterErrorDto[] } = {},
+): ProblemDetailsDto {
+  return {
+    type: 'about:blank',
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    detail,
+    ...(instance !== undefined && { instance }),
+    requestId,
+    ...(errors && { errors }),
+  };
+}
+
+/** The request id the OpenAPI document's examples show. */
+export const EXAMPLE_REQUEST_ID = '0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e';

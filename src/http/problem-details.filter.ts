@@ -1,4 +1,3 @@
-import { STATUS_CODES } from 'node:http';
 import {
   ArgumentsHost,
   Catch,
@@ -15,7 +14,7 @@ import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../database/databas
 import { loggedPath } from './logged-path';
 import { ERROR_CACHE_CONTROL } from './caching';
 import { requestIdOf } from './request-id';
-import { ProblemDetailsDto } from './problem-details.dto';
+import { problemDetails } from './problem-details.dto';
 import { ParameterError } from './strict-query.pipe';
 import { MALFORMED_REQUEST, NO_RESOURCE, UNEXPECTED_ERROR } from './error-texts';
 
@@ -27,7 +26,10 @@ interface Problem {
   errors?: ParameterError[];
 }
 
-/** The only writer of error bodies: RFC 9457 problem details for every error (docs/api.md, Errors). */
+/**
+ * Writes the body of every error Nest handles: RFC 9457 problem details (docs/api.md, Errors).
+ * What the HTTP parser refuses before Nest has a request is answered in client-error.ts.
+ */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger(ProblemDetailsFilter.name);
@@ -59,15 +61,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_ON_OUTAGE));
     }
     if (problem.status === HttpStatus.METHOD_NOT_ALLOWED) res.setHeader('Allow', 'GET, HEAD');
-    const body: ProblemDetailsDto = {
-      type: 'about:blank',
-      title: STATUS_CODES[problem.status] ?? 'Error',
-      status: problem.status,
-      detail: problem.detail,
+    const body = problemDetails(problem.status, problem.detail, requestId, {
       instance: req.originalUrl.split('?')[0],
-      requestId,
-      ...(problem.errors && { errors: problem.errors }),
-    };
+      errors: problem.errors,
+    });
     // Sent with `end`, not `send`: an error has no ETag to revalidate and must not be stored.
     // Nor does it keep what a route had set for the body it was about to send.
     res.removeHeader('ETag');
