@@ -3,11 +3,10 @@ import { getHeapStatistics } from 'node:v8';
 import { unboundedYoungGenerationWarning } from './garbage-collection';
 import { unencryptedDatabaseWarning } from './database/ssl-mode';
 import { shutDownGracefully } from './health/graceful-shutdown';
-import { weakApiKeyProblems } from './api-keys/environment-keys';
+import { weakApiKeyProblems, weakCursorSecretProblems } from './config/weak-secrets';
 import { splitList } from './config/env-decorators';
 import { DatabaseEnv } from './config/database.env';
 import { validateEnvSections } from './config/env';
-import { weakCursorSecretProblems } from './config/weak-cursor-secret';
 import { startApi } from './start-api';
 
 // One message for every problem: the weak secrets together with any other invalid variable.

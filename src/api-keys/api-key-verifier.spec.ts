@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Request } from 'express';
 import { ApiKeyVerifier } from './api-key-verifier';
 import { DatabaseApiKeys } from './database-api-keys';
-import { ApiKeys } from './environment-keys';
+import { EnvironmentApiKeys } from './environment-keys';
 import { LastUsedRecorder } from './last-used-recorder';
 
 const withKey = (key?: string) =>
@@ -12,7 +12,7 @@ describe('ApiKeyVerifier.callerOf', () => {
   const databaseKeys = { find: jest.fn(async () => ({ id: 'key-row-1' })) };
   const lastUsed = { note: jest.fn() };
   const verifier = new ApiKeyVerifier(
-    new ApiKeys(['env-key']),
+    new EnvironmentApiKeys(['env-key']),
     databaseKeys as unknown as DatabaseApiKeys,
     lastUsed as unknown as LastUsedRecorder,
   );

@@ -2,7 +2,7 @@ import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { Request } from 'express';
 import { bearerKeyOf } from './bearer-key';
 import { DatabaseApiKeys } from './database-api-keys';
-import { ApiKeys } from './environment-keys';
+import { EnvironmentApiKeys } from './environment-keys';
 import { LastUsedRecorder } from './last-used-recorder';
 
 export interface ApiCaller {
@@ -17,7 +17,7 @@ type WithCaller = Request & { [CALLER]?: Promise<ApiCaller | false> };
 @Injectable()
 export class ApiKeyVerifier implements OnApplicationBootstrap {
   constructor(
-    private readonly environmentKeys: ApiKeys,
+    private readonly environmentKeys: EnvironmentApiKeys,
     private readonly databaseKeys: DatabaseApiKeys,
     private readonly lastUsed: LastUsedRecorder,
   ) {}

@@ -5,7 +5,7 @@ import { DatabaseModule } from '../database/database.module';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyVerifier } from './api-key-verifier';
 import { DatabaseApiKeys } from './database-api-keys';
-import { ApiKeys } from './environment-keys';
+import { EnvironmentApiKeys } from './environment-keys';
 import { LastUsedRecorder } from './last-used-recorder';
 
 /** The keys themselves: API_KEYS and the api_keys table, and who a request's key names. */
@@ -13,9 +13,9 @@ import { LastUsedRecorder } from './last-used-recorder';
   imports: [DatabaseModule, TypeOrmModule.forFeature([ApiKey])],
   providers: [
     {
-      provide: ApiKeys,
+      provide: EnvironmentApiKeys,
       inject: [KeysEnv],
-      useFactory: (env: KeysEnv) => new ApiKeys(env.API_KEYS ?? []),
+      useFactory: (env: KeysEnv) => new EnvironmentApiKeys(env.API_KEYS ?? []),
     },
     DatabaseApiKeys,
     LastUsedRecorder,

@@ -5,7 +5,7 @@ import {
   useDevelopmentDatabaseUnlessConfigured,
 } from '../dev/embedded-database';
 import { seedDemoData } from '../dev/seed-demo-data';
-import { DEMO_KEY_PREFIX } from '../api-keys/environment-keys';
+import { DEMO_KEY_PREFIX } from '../config/weak-secrets';
 import { shutDownGracefully } from '../health/graceful-shutdown';
 import { standaloneDataSource } from '../standalone-data-source';
 import { startApi } from '../start-api';

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { weakApiKeyProblems } from '../../src/api-keys/environment-keys';
+import { weakApiKeyProblems } from '../../src/config/weak-secrets';
 import { compiledApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
 import { waitFor } from '../support/wait-for';
 
