@@ -6,7 +6,7 @@ import { DATABASE_UNAVAILABLE } from '../database/database-unavailable';
 import { STANDBY_AS_PRIMARY } from '../database/schema-access';
 import { isoMicros, printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
-import { CursorPosition } from '../http/signed-cursor';
+import { Position } from '../database/list-order';
 import { SafePointLag } from './safe-point-lag';
 
 export type Feed = 'links' | 'clients';
@@ -43,7 +43,7 @@ const FEED_COLUMNS: Record<Feed, string> = { links: LINK_COLUMNS, clients: CLIEN
  */
 export function changesQuery(
   feed: Feed,
-  after: CursorPosition,
+  after: Position,
   safePoint: string,
   limit: number,
   linkId?: string,
@@ -84,7 +84,7 @@ export class ChangesRepository {
   /** Up to `limit` + 1 rows after `after`, none at or past the safe point (read first). */
   async page<F extends Feed>(
     feed: F,
-    after: CursorPosition,
+    after: Position,
     limit: number,
     linkId?: string,
   ): Promise<FeedRows[F][]> {
@@ -97,9 +97,11 @@ export class ChangesRepository {
   }
 
   private async safePoint(): Promise<string> {
+    // Named `text`, as the SQL-safety spec requires of any SQL that is not a literal.
+    const text = SAFE_POINT_QUERY;
     const [row] = await this.database.query<
       { safePoint: string; lagSeconds: number; standby: boolean }[]
-    >(SAFE_POINT_QUERY, [], { primary: true, prepared: true });
+    >(text, [], { primary: true, prepared: true });
     if (row.standby) {
       if (!this.onStandby) this.logger.error(STANDBY_AS_PRIMARY);
       this.onStandby = true;

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { isoMicros } from '../database/printed-timestamp';
-import { CursorCodec, CursorPosition } from '../http/signed-cursor';
+import { Position } from '../database/list-order';
+import { CursorCodec } from '../http/signed-cursor';
 import { ChangesRepository, Feed, FeedRows } from './changes.repository';
 import { clientChangesScope, linkChangesScope } from './dto/changes.query';
 
 /** Where a feed starts without a cursor: before every row. */
-const START: CursorPosition = { timestamp: '-infinity', id: '' };
+const START: Position = { timestamp: '-infinity', id: '' };
 
 export interface FeedRequest {
   limit: number;
-  after?: CursorPosition;
+  after?: Position;
   linkId?: string;
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseReader } from '../database/database-reader';
 import { columnOf, tableOf } from '../database/entity-columns';
-import { afterPosition, LIST_ORDER, ListPosition } from '../database/list-order';
+import { afterPosition, LIST_ORDER, Position } from '../database/list-order';
 import { printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { Client } from './client.entity';
@@ -23,7 +23,7 @@ export interface ClientFilters {
 }
 
 /** Where a page starts: after `offset` rows, or after a position in list order. */
-export type PageStart = { offset: number } | { after: ListPosition };
+export type PageStart = { offset: number } | { after: Position };
 
 export interface SqlQuery {
   text: string;
@@ -105,7 +105,7 @@ export function pageQuery(filters: ClientFilters, limit: number, from: PageStart
   const params = new Params();
   const conditions = filterConditions(filters, params);
   if ('after' in from) {
-    const createdAt = params.bind(from.after.createdAt, 'timestamptz');
+    const createdAt = params.bind(from.after.timestamp, 'timestamptz');
     const id = params.bind(from.after.id, 'text');
     conditions.push(afterPosition(createdAt, id));
   }

@@ -8,7 +8,8 @@ import {
 import { insertClients, insertLinks } from '../../test/support/fixtures';
 import { CountCache } from './count-cache';
 import { DatabaseReader } from '../database/database-reader';
-import { CursorCodec, CursorPosition } from '../http/signed-cursor';
+import { Position } from '../database/list-order';
+import { CursorCodec } from '../http/signed-cursor';
 import { renderClient, renderClientsPage } from './client.renderer';
 import { ClientsRepository } from './clients.repository';
 import { ClientsService } from './clients.service';
@@ -82,7 +83,7 @@ describe('ClientsService', () => {
     const first = await listed(service, { limit: 1 });
     // The validation pipe decodes the cursor into `after`.
     const after = codec.decode(first.meta.nextCursor, listClientsScope(query({ limit: 5 })));
-    const next = await listed(service, { limit: 5, after: after as CursorPosition });
+    const next = await listed(service, { limit: 5, after: after as Position });
     expect(next.data.map((c: { id: string }) => c.id)).toEqual(['c2', 'c3']);
     expect(next.meta).toEqual({ limit: 5, nextCursor: null });
   });

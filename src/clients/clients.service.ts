@@ -35,8 +35,7 @@ export class ClientsService {
     const scope = listClientsScope(query);
     // The validation pipe has verified the cursor against these filters.
     if (after !== undefined) {
-      const position = { createdAt: after.timestamp, id: after.id };
-      const { clients, nextCursor } = await this.page(filters, scope, limit, { after: position });
+      const { clients, nextCursor } = await this.page(filters, scope, limit, { after });
       return { clients, meta: { limit, nextCursor } };
     }
     const page = query.page ?? 1;

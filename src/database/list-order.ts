@@ -2,9 +2,12 @@
 // indexes are built on exactly these expressions.
 export const LIST_ORDER = 'created_at, id COLLATE "C"';
 
-/** Where a walk in list order continues: a row's createdAt, to the microsecond, and its id. */
-export interface ListPosition {
-  createdAt: string;
+/**
+ * Where a walk continues: a row's timestamp (createdAt in list order, updatedAt in a change
+ * feed's), to the microsecond, and its id. A cursor holds one.
+ */
+export interface Position {
+  timestamp: string;
   id: string;
 }
 

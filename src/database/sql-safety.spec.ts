@@ -29,19 +29,19 @@ describe('SQL is never built from values', () => {
             // A first page and a later one differ in shape, never by value.
             [pageQuery(filters, 7, { offset }), pageQuery(shape, 1, { offset: Math.sign(offset) })],
             [
-              pageQuery(filters, 7, { after: { createdAt, id } }),
-              pageQuery(shape, 1, { after: { createdAt: 'x', id: 'x' } }),
+              pageQuery(filters, 7, { after: { timestamp: createdAt, id } }),
+              pageQuery(shape, 1, { after: { timestamp: 'x', id: 'x' } }),
             ],
             [pageQuery({ linkId }, 7, { offset: 0 }), pageQuery({ linkId: 'x' }, 1, { offset: 0 })],
             [
-              pageQuery({ linkId }, 7, { after: { createdAt, id } }),
-              pageQuery({ linkId: 'x' }, 1, { after: { createdAt: 'x', id: 'x' } }),
+              pageQuery({ linkId }, 7, { after: { timestamp: createdAt, id } }),
+              pageQuery({ linkId: 'x' }, 1, { after: { timestamp: 'x', id: 'x' } }),
             ],
             [getQuery(id), getQuery('x')],
             [linkQuery(id), linkQuery('x')],
             [
-              linksBatchQuery(7, { createdAt, id }),
-              linksBatchQuery(1, { createdAt: 'x', id: 'x' }),
+              linksBatchQuery(7, { timestamp: createdAt, id }),
+              linksBatchQuery(1, { timestamp: 'x', id: 'x' }),
             ],
           ];
           for (const [actual, sameShape] of queries) {

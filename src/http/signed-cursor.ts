@@ -1,12 +1,7 @@
 import { createHmac, createSecretKey, hash, KeyObject, timingSafeEqual } from 'node:crypto';
 import 'reflect-metadata';
+import { Position } from '../database/list-order';
 import { isStorableText } from '../database/storable-text';
-
-/** Where a walk continues: a row's timestamp, to the microsecond, and its id. */
-export interface CursorPosition {
-  timestamp: string;
-  id: string;
-}
 
 export type CursorError = 'malformed' | 'other-scope';
 
@@ -78,13 +73,13 @@ export class CursorCodec {
       .map((key) => createSecretKey(Buffer.from(key)));
   }
 
-  encode(position: CursorPosition, scope: string): string {
+  encode(position: Position, scope: string): string {
     const payload = base64url(JSON.stringify([position.timestamp, position.id, digestOf(scope)]));
     return `${payload}.${this.mac(this.keys[0], payload)}`;
   }
 
   /** The position, if this deployment signed the cursor for `scope` (or one of several). */
-  decode(cursor: string, scope: string | readonly string[]): CursorPosition | CursorError {
+  decode(cursor: string, scope: string | readonly string[]): Position | CursorError {
     const [payload, mac, ...rest] = cursor.split('.');
     if (rest.length > 0 || !payload || !mac) return 'malformed';
     // Compared as text: base64 decoding ignores trailing bits, so two strings can decode alike.

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseReader } from '../database/database-reader';
 import { columnOf, tableOf } from '../database/entity-columns';
-import { afterPosition, LIST_ORDER, ListPosition } from '../database/list-order';
+import { afterPosition, LIST_ORDER, Position } from '../database/list-order';
 import { printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { Link } from './link.entity';
@@ -29,7 +29,7 @@ export const LINK_COLUMNS = `${column('id')} AS "id",
 const ROW_HASH = `hash_record_extended((${column('id')}, ${column('createdAt')}, ${column('updatedAt')}), 0)`;
 
 /** Up to `size` links in list order, after `after` when given. */
-export type LinksBatchReader = (size: number, after?: ListPosition) => Promise<ListedLinkRow[]>;
+export type LinksBatchReader = (size: number, after?: Position) => Promise<ListedLinkRow[]>;
 
 /** What identifies a set of links: their number and the XOR of their ROW_HASHes. */
 export const listContent = (count: number | string, xor: bigint | string) => `${count}:${xor}`;
@@ -44,11 +44,11 @@ export function linkQuery(id: string) {
 }
 
 /** Up to `size` links in list order, after `after` when given. */
-export function linksBatchQuery(size: number, after?: ListPosition) {
+export function linksBatchQuery(size: number, after?: Position) {
   const params: unknown[] = [size];
   let where = '';
   if (after) {
-    params.push(after.createdAt, after.id);
+    params.push(after.timestamp, after.id);
     where = `WHERE ${afterPosition('$2::timestamptz', '$3::text')}`;
   }
   const text = `

@@ -43,7 +43,7 @@ export class LinksService {
     yield batch;
     while (batch.length === LINKS_BATCH_SIZE) {
       const last = batch[batch.length - 1];
-      const after = { createdAt: isoMicros(last.createdAt), id: last.id };
+      const after = { timestamp: isoMicros(last.createdAt), id: last.id };
       batch = await read(LINKS_BATCH_SIZE, after);
       yield batch;
     }

@@ -106,7 +106,7 @@ describe('List Clients query plans on a large table', () => {
     ['page 200', { offset: 199 * LIMIT }],
     [
       'a cursor deep in the list',
-      { after: { createdAt: '2025-06-01T00:00:00.000000Z', id: 'client-5' } },
+      { after: { timestamp: '2025-06-01T00:00:00.000000Z', id: 'client-5' } },
     ],
   ] as const;
 

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { CursorField, LimitField, LinkIdField, MAX_CURSOR_LENGTH } from '../../http/query-fields';
-import { CursorPosition, SignedCursor } from '../../http/signed-cursor';
+import { Position } from '../../database/list-order';
+import { SignedCursor } from '../../http/signed-cursor';
 
 const CURSOR_DOC = {
   description:
@@ -25,7 +26,7 @@ export class LinkChangesQuery {
   cursor?: string;
 
   /** The position the cursor holds, verified by the validation pipe; not a query parameter. */
-  after?: CursorPosition;
+  after?: Position;
 }
 
 /** The Client changes parameters: those of the link feed, and `linkId`. */
@@ -41,5 +42,5 @@ export class ClientChangesQuery {
   @SignedCursor<ClientChangesQuery>(clientChangesScope, 'after', ['linkId'])
   cursor?: string;
 
-  after?: CursorPosition;
+  after?: Position;
 }

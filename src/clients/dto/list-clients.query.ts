@@ -8,7 +8,8 @@ import {
   LinkIdField,
   MAX_CURSOR_LENGTH,
 } from '../../http/query-fields';
-import { CursorPosition, SignedCursor } from '../../http/signed-cursor';
+import { Position } from '../../database/list-order';
+import { SignedCursor } from '../../http/signed-cursor';
 
 export const FILTERABLE_STATUSES = ['new', 'connected'] as const;
 export const MAX_PAGE = 2147483647;
@@ -86,5 +87,5 @@ export class ListClientsQuery {
   cursor?: string;
 
   /** The position the cursor holds, verified by the validation pipe; not a query parameter. */
-  after?: CursorPosition;
+  after?: Position;
 }
