@@ -1,5 +1,4 @@
 import {
-  BadRequestException,
   ExecutionContext,
   Injectable,
   UnauthorizedException,
@@ -28,11 +27,12 @@ export class ApiKeyGuard extends AuthGuard('bearer') {
     if (this.isPublic(context)) return true;
     const http = context.switchToHttp();
     if (hasRepeatedAuthorization(http.getRequest<Request>())) {
-      // RFC 6750: a request that repeats its credentials is malformed, a 400.
+      // Malformed credentials, a 401 like any key that is not valid (RFC 6750 would make it a
+      // 400 "invalid_request"; the API answers every credential problem alike).
       http
         .getResponse<Response>()
-        .setHeader('WWW-Authenticate', 'Bearer realm="api", error="invalid_request"');
-      throw new BadRequestException(AUTHORIZATION_REPEATED);
+        .setHeader('WWW-Authenticate', 'Bearer realm="api", error="invalid_token"');
+      throw new UnauthorizedException(AUTHORIZATION_REPEATED);
     }
     return super.canActivate(context);
   }

@@ -149,17 +149,17 @@ describe('Malformed HTTP', () => {
     expect(JSON.parse(body)).toMatchObject({ status: 400, requestId: 'abc' });
   });
 
-  it('refuses two Authorization headers with a 400, whichever key comes first', async () => {
+  it('refuses two Authorization headers with a 401, whichever key comes first', async () => {
     const valid = 'Authorization: Bearer test-key-primary\r\n';
     const invalid = 'Authorization: Bearer not-a-key\r\n';
     const links = (fields: string) =>
       `GET /api/data/links HTTP/1.1\r\nHost: localhost\r\n${fields}Connection: close\r\n\r\n`;
     for (const fields of [valid + invalid, invalid + valid, valid + valid.toLowerCase()]) {
       const { status, headers, body } = parseAnswer(await exchange(port, links(fields)));
-      expect(status).toBe(400);
-      expect(headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_request"');
+      expect(status).toBe(401);
+      expect(headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_token"');
       expect(JSON.parse(body)).toMatchObject({
-        status: 400,
+        status: 401,
         detail: 'Send one Authorization header, not several',
       });
     }
