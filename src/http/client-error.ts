@@ -8,6 +8,7 @@ import {
   headersTooLarge,
   HOST_REQUIRED,
   MALFORMED_REQUEST,
+  READ_ONLY,
   REQUEST_TIMEOUT,
   requestTargetTooLong,
   UNKNOWN_EXPECTATION,
@@ -28,6 +29,8 @@ interface ParserError extends Error {
 
 // llhttp knows a fixed list of methods, all of capitals and hyphens; a header name has no space.
 const REQUEST_LINE_START = /^[A-Z-]+ /;
+// A request line whose method is any token (RFC 9110), which llhttp may not know: `FOO`, `get`.
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/1\.[01]\r?\n/;
 
 /**
  * What Node refuses before the app sees a request — a head over the limit, malformed HTTP, a
@@ -85,6 +88,11 @@ function problemOf(error: ParserError): [status: number, detail: string] {
       return [413, bodyTooLarge(MAX_REQUEST_BODY_BYTES)];
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return [408, REQUEST_TIMEOUT];
+    case 'HPE_INVALID_METHOD':
+      // A method llhttp does not know is still a method other than GET and HEAD: the 405.
+      return REQUEST_LINE.test(error.rawPacket?.toString('latin1') ?? '')
+        ? [405, READ_ONLY]
+        : [400, MALFORMED_REQUEST];
     default:
       return [400, MALFORMED_REQUEST];
   }
@@ -136,6 +144,7 @@ function problem(status: number, detail: string, requestId: string) {
     'Content-Length': String(Buffer.byteLength(body)),
     'Cache-Control': ERROR_CACHE_CONTROL,
     [REQUEST_ID_HEADER]: requestId,
+    ...(status === 405 && { Allow: 'GET, HEAD' }),
     Connection: 'close',
   };
   return [headers, body] as const;

@@ -108,6 +108,8 @@ describe('Malformed HTTP', () => {
     ['headers over the limit', 431, get('/api/data/clients', `X-Big: ${'a'.repeat(20_000)}\r\n`)],
     ['headers over the limit, in packets', 431, inPackets(get('/', `Cookie: ${cookie}\r\n`), 1000)],
     ['a request line that is not HTTP', 400, 'HELLO\r\n\r\n'],
+    ['a method the parser does not know', 405, get('/api/data/links').replace('GET', 'FOO')],
+    ['a method in lower case', 405, get('/api/data/links').replace('GET', 'get')],
     ['an HTTP/1.1 request without Host', 400, 'GET /api/data/links HTTP/1.1\r\n\r\n'],
     ['an Expect other than 100-continue', 417, get('/api/data/links', 'Expect: foo\r\n')],
   ])(
@@ -130,6 +132,7 @@ describe('Malformed HTTP', () => {
         requestId: headers['x-request-id'],
       });
       expect(headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(headers.allow).toBe(status === 405 ? 'GET, HEAD' : undefined);
     },
   );
 
