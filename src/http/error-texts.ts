@@ -11,8 +11,7 @@ export const CLIENT_NOT_FOUND = 'No client has this id';
 export const LINK_NOT_FOUND = 'No link has this id';
 export const INVALID_PATH = 'Invalid path parameters';
 export const INVALID_PERCENT_ENCODING = 'must be valid percent-encoded UTF-8';
-export const bodyTooLarge = (maxBytes: number) =>
-  `Request bodies are limited to ${maxBytes} bytes, sent with a Content-Length`;
+export const bodyTooLarge = (maxBytes: number) => `Request bodies are limited to ${maxBytes} bytes`;
 export const MALFORMED_REQUEST = 'The request is malformed';
 export const REQUEST_TIMEOUT = 'The request was not received in time';
 export const HOST_REQUIRED = 'An HTTP/1.1 request needs a Host header';

@@ -9,14 +9,20 @@ import { Reflector } from '@nestjs/core';
 import { Request } from 'express';
 import { bodyTooLarge, INVALID_PATH, INVALID_PERCENT_ENCODING } from './error-texts';
 import { TAKES_NO_QUERY } from './no-query-params';
-import { hasOversizedBody, MAX_REQUEST_BODY_BYTES } from './request-size';
+import {
+  chunkedBodyFits,
+  hasChunkedBody,
+  hasOversizedBody,
+  MAX_REQUEST_BODY_BYTES,
+} from './request-size';
 import { routeFlag } from './route-flag';
 import { invalidQuery, UNKNOWN_PARAMETER } from './strict-query.pipe';
 import { undecodableParams } from './undecodable-path';
 
 /**
  * What a read may not carry, checked only once its caller is known (after ApiKeyGuard), so
- * that nothing about a request is answered before its key: a body over the limit (413), a
+ * that nothing about a request is answered before its key: a body over the limit (413; a
+ * chunked one is read up to the limit first, only then are the rest checked), a
  * path parameter that is not valid percent-encoding (400) and, on a route marked
  * @NoQueryParams(), any query parameter (400). Any other method can never succeed and is left
  * to the 405 of ReadOnlyController, whatever its body or path.
@@ -32,12 +38,17 @@ export class ReadRequestGuard implements CanActivate {
     this.takesNoQuery = routeFlag(reflector, TAKES_NO_QUERY);
   }
 
-  canActivate(context: ExecutionContext): boolean {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
     if (request.method !== 'GET' && request.method !== 'HEAD') return true;
-    if (hasOversizedBody(request)) {
-      throw new PayloadTooLargeException(bodyTooLarge(MAX_REQUEST_BODY_BYTES));
+    if (hasChunkedBody(request)) {
+      return chunkedBodyFits(request).then((fits) => this.checkRead(context, request, fits));
     }
+    return this.checkRead(context, request, !hasOversizedBody(request));
+  }
+
+  private checkRead(context: ExecutionContext, request: Request, bodyFits: boolean): boolean {
+    if (!bodyFits) throw new PayloadTooLargeException(bodyTooLarge(MAX_REQUEST_BODY_BYTES));
     const names = undecodableParams(request);
     if (names.length > 0) {
       throw new BadRequestException({

@@ -3,18 +3,42 @@ import { Request, Response } from 'express';
 // The API reads no body (APP_OPTIONS); a read that carries more than this gets a 413.
 export const MAX_REQUEST_BODY_BYTES = 1024;
 
-/** A declared body over the limit, or a chunked one of unknown length. */
-export function hasOversizedBody(req: Pick<Request, 'headers'>): boolean {
-  const length = Number(req.headers['content-length'] ?? 0);
-  return req.headers['transfer-encoding'] !== undefined || length > MAX_REQUEST_BODY_BYTES;
+/** A chunked body: no header says how long it is. */
+export const hasChunkedBody = (req: Pick<Request, 'headers'>): boolean =>
+  req.headers['transfer-encoding'] !== undefined;
+
+/** A body whose Content-Length is over the limit. */
+export const hasOversizedBody = (req: Pick<Request, 'headers'>): boolean =>
+  Number(req.headers['content-length'] ?? 0) > MAX_REQUEST_BODY_BYTES;
+
+/**
+ * Reads a chunked body up to the limit and drops it: true once it has ended within the limit,
+ * false as soon as it goes past it (the rest is never read) or the client goes away.
+ */
+export function chunkedBodyFits(req: Request): Promise<boolean> {
+  return new Promise((resolve) => {
+    let length = 0;
+    const settle = (fits: boolean) => {
+      req.off('data', count).off('end', ended).off('close', closed);
+      if (!fits) req.pause();
+      resolve(fits);
+    };
+    const count = (chunk: Buffer) => {
+      length += chunk.length;
+      if (length > MAX_REQUEST_BODY_BYTES) settle(false);
+    };
+    const ended = () => settle(true);
+    const closed = () => settle(false);
+    req.on('data', count).once('end', ended).once('close', closed);
+  });
 }
 
 /**
- * A request with an oversized body is answered (401, 405, 413 — see ReadRequestGuard) without
- * its body ever being read: its connection closes after the answer.
+ * A request whose body may go unread — over the limit, or chunked — is answered (401, 405,
+ * 413 — see ReadRequestGuard) and its connection closed after the answer.
  */
 export function closeAfterOversizedBody(req: Request, res: Response): void {
-  if (hasOversizedBody(req)) {
+  if (hasOversizedBody(req) || hasChunkedBody(req)) {
     res.setHeader('Connection', 'close');
     req.once('error', () => undefined);
   }

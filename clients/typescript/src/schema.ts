@@ -500,7 +500,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Payload Too Large",
                      *       "status": 413,
-                     *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
+                     *       "detail": "Request bodies are limited to 1024 bytes",
                      *       "instance": "/api/data/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -1087,7 +1087,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Payload Too Large",
                      *       "status": 413,
-                     *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
+                     *       "detail": "Request bodies are limited to 1024 bytes",
                      *       "instance": "/api/data/links/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -1672,7 +1672,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Payload Too Large",
                      *       "status": 413,
-                     *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
+                     *       "detail": "Request bodies are limited to 1024 bytes",
                      *       "instance": "/api/data/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -2275,7 +2275,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Payload Too Large",
                      *       "status": 413,
-                     *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
+                     *       "detail": "Request bodies are limited to 1024 bytes",
                      *       "instance": "/api/data/clients/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -2873,7 +2873,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Payload Too Large",
                      *       "status": 413,
-                     *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
+                     *       "detail": "Request bodies are limited to 1024 bytes",
                      *       "instance": "/api/data/changes/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -3447,7 +3447,7 @@ export interface operations {
                      *       "type": "about:blank",
                      *       "title": "Payload Too Large",
                      *       "status": 413,
-                     *       "detail": "Request bodies are limited to 1024 bytes, sent with a Content-Length",
+                     *       "detail": "Request bodies are limited to 1024 bytes",
                      *       "instance": "/api/data/changes/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
