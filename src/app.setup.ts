@@ -7,7 +7,7 @@ import { parseQuery } from './http/parse-query';
 import { useOriginForm } from './http/origin-form';
 import { assignRequestId } from './http/request-id';
 import { logRequest, routeOf, UNMATCHED_ROUTE } from './logging/access-log';
-import { closeAfterOversizedBody } from './http/request-size';
+import { closeIfBodyMayGoUnread } from './http/request-size';
 import { routeUndecodableSegments } from './http/undecodable-path';
 import { HttpEnv } from './config/http.env';
 import { ShutdownState } from './health/shutdown-state';
@@ -50,7 +50,7 @@ export function configureApp(app: NestExpressApplication): void {
       logRequest(req, res, route, durationMs);
     });
     if (refuseWithoutHost(req, res)) return;
-    closeAfterOversizedBody(req, res);
+    closeIfBodyMayGoUnread(req, res);
     routeUndecodableSegments(req);
     responseHeaders(req, res, () => compressionMiddleware(req, res, next));
   });

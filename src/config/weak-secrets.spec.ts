@@ -7,6 +7,7 @@ import {
   weakApiKeyProblems,
   weakCursorSecretProblems,
 } from './weak-secrets';
+
 describe('weakApiKeyProblems (the production start)', () => {
   const strong = 'k3Y'.repeat(11);
 

@@ -47,7 +47,7 @@ const ERRORS: Record<number, ErrorDoc> = {
     header: { name: 'Allow', description: 'The methods allowed', example: 'GET, HEAD' },
   },
   413: {
-    description: 'The request carries a body over 1 KiB (the API reads none)',
+    description: 'The request carries a body over 1 KiB (the API parses none)',
     detail: bodyTooLarge(MAX_REQUEST_BODY_BYTES),
   },
   429: {

@@ -44,7 +44,8 @@ export function answerClientErrors(server: Server, counted: (status: number) => 
   const logger = new Logger('HttpParser');
   // Read at each request, though missing from Node's type definitions.
   (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
-  // Bodies are never read, so none is invited: the request gets its final answer at once.
+  // No body is invited here: most are never read, and the request gets its final answer at
+  // once. A chunked read's body is, once its key has passed (ReadRequestGuard).
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) =>
     server.emit('request', req, res),
   );
@@ -90,12 +91,16 @@ function problemOf(error: ParserError): [status: number, detail: string] {
       return [408, REQUEST_TIMEOUT];
     case 'HPE_INVALID_METHOD':
       // A method llhttp does not know is still a method other than GET and HEAD: the 405.
-      return REQUEST_LINE.test(error.rawPacket?.toString('latin1') ?? '')
-        ? [405, READ_ONLY]
-        : [400, MALFORMED_REQUEST];
+      return REQUEST_LINE.test(failedLine(error)) ? [405, READ_ONLY] : [400, MALFORMED_REQUEST];
     default:
       return [400, MALFORMED_REQUEST];
   }
+}
+
+/** The packet's line where the parser stopped: another request may have come before it. */
+function failedLine({ rawPacket, bytesParsed = 0 }: ParserError): string {
+  const packet = rawPacket?.toString('latin1') ?? '';
+  return packet.slice(packet.lastIndexOf('\n', bytesParsed - 1) + 1);
 }
 
 /**

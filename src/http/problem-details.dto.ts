@@ -25,7 +25,7 @@ export class ProblemDetailsDto {
 
   @ApiPropertyOptional({
     description:
-      'The request path; absent when the request was refused before its path was read (a 414 or 431, malformed HTTP)',
+      'The request path; absent when the HTTP server refused the request before the app read it (malformed HTTP, a 414 or 431, an unknown method, a client too slow, an unknown Expect)',
     example: '/api/data/clients',
   })
   instance?: string;

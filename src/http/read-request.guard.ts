@@ -6,7 +6,7 @@ import {
   PayloadTooLargeException,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { Request } from 'express';
+import { Request, Response } from 'express';
 import { bodyTooLarge, INVALID_PATH, INVALID_PERCENT_ENCODING } from './error-texts';
 import { TAKES_NO_QUERY } from './no-query-params';
 import {
@@ -42,6 +42,10 @@ export class ReadRequestGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<Request>();
     if (request.method !== 'GET' && request.method !== 'HEAD') return true;
     if (hasChunkedBody(request)) {
+      // A client that waits to be invited (Expect: 100-continue) is, now that its key passed.
+      if (request.headers.expect?.toLowerCase() === '100-continue') {
+        context.switchToHttp().getResponse<Response>().writeContinue();
+      }
       return chunkedBodyFits(request).then((fits) => this.checkRead(context, request, fits));
     }
     return this.checkRead(context, request, !hasOversizedBody(request));

@@ -1,6 +1,6 @@
 import { Request, Response } from 'express';
 
-// The API reads no body (APP_OPTIONS); a read that carries more than this gets a 413.
+// The API parses no body (APP_OPTIONS); a read that carries more than this gets a 413.
 export const MAX_REQUEST_BODY_BYTES = 1024;
 
 /** A chunked body: no header says how long it is. */
@@ -17,6 +17,8 @@ export const hasOversizedBody = (req: Pick<Request, 'headers'>): boolean =>
  */
 export function chunkedBodyFits(req: Request): Promise<boolean> {
   return new Promise((resolve) => {
+    // The client may have gone while the guards before this one waited (a key lookup).
+    if (req.destroyed) return resolve(false);
     let length = 0;
     const settle = (fits: boolean) => {
       req.off('data', count).off('end', ended).off('close', closed);
@@ -34,10 +36,10 @@ export function chunkedBodyFits(req: Request): Promise<boolean> {
 }
 
 /**
- * A request whose body may go unread — over the limit, or chunked — is answered (401, 405,
- * 413 — see ReadRequestGuard) and its connection closed after the answer.
+ * A request whose body may go unread — declared over the limit, or chunked (read only on an
+ * authenticated read, see ReadRequestGuard) — has its connection closed after the answer.
  */
-export function closeAfterOversizedBody(req: Request, res: Response): void {
+export function closeIfBodyMayGoUnread(req: Request, res: Response): void {
   if (hasOversizedBody(req) || hasChunkedBody(req)) {
     res.setHeader('Connection', 'close');
     req.once('error', () => undefined);

@@ -17,10 +17,11 @@ export interface RenderedList {
  * The last list rendered, served again for as long as the table's content is what it was
  * rendered from (docs/performance.md, "The last List Links body is kept"). Every call reads
  * the content afresh, after the request arrived, so a body is never older than its request: a
- * change already committed always shows. A call finding another render in flight takes its result when that render's
- * rows are the content it read, rather than rendering the same body twice: a body too long to
- * keep (more than `maxBytes`) is still shared by the calls that read its content while it was
- * rendered, which holds one body in memory for them rather than one each.
+ * change already committed always shows. A call finding another render in flight takes its
+ * result when that render's rows are the content it read, rather than rendering the same body
+ * twice: a body too long to keep (more than `maxBytes`) is still shared by the calls that read
+ * its content while it was rendered, which holds one body in memory for them rather than one
+ * each.
  */
 export class RenderedListCache {
   private kept?: RenderedList;

@@ -141,6 +141,37 @@ describe('Malformed HTTP', () => {
     expect(await raw(port, post.replace(/^GET/, 'POST'))).toBe('HTTP/1.1 405 Method Not Allowed');
   });
 
+  it("invites a chunked read's body with 100 Continue once its key has passed, then answers", async () => {
+    const head =
+      'GET /api/data/links HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer test-key-primary\r\n' +
+      'Transfer-Encoding: chunked\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n';
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let received = '';
+      socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
+      socket.on('data', (chunk) => {
+        // The body is sent only once invited, as a client that asked would.
+        if (!received.includes('100 Continue') && (received += chunk).includes('100 Continue'))
+          socket.write('5\r\nhello\r\n0\r\n\r\n');
+        else received += chunk;
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(received));
+      socket.write(head);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+  });
+
+  it('answers 400, never 405, to bytes that are not a request line in the packet', async () => {
+    // A TLS ClientHello sent to the plain port, and garbage after a first, valid request.
+    const clientHello = Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03]);
+    expect(await raw(port, clientHello)).toMatch(/^(HTTP\/1\.1 400\b.*|)$/);
+    const first = get('/api/data/links').replace('Connection: close\r\n', '');
+    const answer = await exchange(port, `${first}FOO\u0000 /api/data/links HTTP/1.1\r\n\r\n`);
+    expect(answer).toMatch(/HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answer).not.toContain('405');
+  });
+
   it('answers an HTTP/1.1 request without Host in the app: its request id is kept', async () => {
     const answer = await exchange(
       port,

@@ -162,7 +162,7 @@ export interface components {
             /** @example Invalid query parameters */
             detail: string;
             /**
-             * @description The request path; absent when the request was refused before its path was read (a 414 or 431, malformed HTTP)
+             * @description The request path; absent when the HTTP server refused the request before the app read it (malformed HTTP, a 414 or 431, an unknown method, a client too slow, an unknown Expect)
              * @example /api/data/clients
              */
             instance?: string;
@@ -477,7 +477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request carries a body over 1 KiB (the API reads none) */
+            /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -763,7 +763,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request carries a body over 1 KiB (the API reads none) */
+            /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -1064,7 +1064,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request carries a body over 1 KiB (the API reads none) */
+            /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -1372,7 +1372,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request carries a body over 1 KiB (the API reads none) */
+            /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -1649,7 +1649,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request carries a body over 1 KiB (the API reads none) */
+            /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -1948,7 +1948,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request carries a body over 1 KiB (the API reads none) */
+            /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -2252,7 +2252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request carries a body over 1 KiB (the API reads none) */
+            /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -2560,7 +2560,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request carries a body over 1 KiB (the API reads none) */
+            /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -2850,7 +2850,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request carries a body over 1 KiB (the API reads none) */
+            /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -3143,7 +3143,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request carries a body over 1 KiB (the API reads none) */
+            /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -3424,7 +3424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description The request carries a body over 1 KiB (the API reads none) */
+            /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -3715,7 +3715,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request carries a body over 1 KiB (the API reads none) */
+            /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
