@@ -37,7 +37,7 @@ refuseInvalidEnvironment()
     ];
     const warnings = [
       unboundedYoungGenerationWarning(process.env.NODE_OPTIONS, process.execArgv),
-      unencryptedDatabaseWarning(databases),
+      unencryptedDatabaseWarning(databases, process.env.PGSSLMODE),
     ];
     for (const warning of warnings) if (warning) logger.warn(warning);
   })

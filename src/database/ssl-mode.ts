@@ -19,9 +19,12 @@ export function withLibpqSslMode(url: string, variable: string): string {
  * A URL without `sslmode` connects unencrypted (where libpq would try TLS first): said once at
  * start for a database that is not on this host, whose passwords and rows would cross a network.
  */
-export function unencryptedDatabaseWarning(urls: { variable: string; url: string }[]) {
+export function unencryptedDatabaseWarning(
+  urls: { variable: string; url: string }[],
+  pgSslMode: string | undefined,
+) {
   // node-postgres reads PGSSLMODE for a URL without sslmode (docs say to leave it unset).
-  if (process.env.PGSSLMODE) return undefined;
+  if (pgSslMode) return undefined;
   const remote = urls.filter(({ url }) => !queryParamsOf(url).has('sslmode') && !isLocal(url));
   if (remote.length === 0) return undefined;
   const names = [...new Set(remote.map(({ variable }) => variable))].join(' and ');
