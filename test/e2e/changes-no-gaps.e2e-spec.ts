@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { Pool, PoolClient } from 'pg';
 import request from 'supertest';
-import { CLIENT_COLUMNS, clientRowAsJson, LINK_COLUMNS, linkRowAsJson } from '../support/expected';
+import {
+  PRINTED_CLIENT_COLUMNS,
+  clientRowAsJson,
+  PRINTED_LINK_COLUMNS,
+  linkRowAsJson,
+} from '../support/expected';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 
 // CHANGE_FEED_ROUNDS=50 npx jest test/e2e/changes-no-gaps.e2e-spec.ts for a longer hunt.
@@ -116,8 +121,8 @@ describe('Change feeds: no gaps (property)', () => {
   }
 
   async function tables() {
-    const clients = await t.dataSource.query(`SELECT ${CLIENT_COLUMNS} FROM clients`);
-    const links = await t.dataSource.query(`SELECT ${LINK_COLUMNS} FROM links`);
+    const clients = await t.dataSource.query(`SELECT ${PRINTED_CLIENT_COLUMNS} FROM clients`);
+    const links = await t.dataSource.query(`SELECT ${PRINTED_LINK_COLUMNS} FROM links`);
     const byId = (
       rows: Record<string, string>[],
       asJson: (row: Record<string, string>) => object,

@@ -7,7 +7,7 @@ import { isDeepStrictEqual, promisify } from 'node:util';
 import { Pool } from 'pg';
 import { createApiClient } from '../../clients/typescript/src/client';
 import { loadMirror, syncClients } from '../../examples/sync-clients';
-import { CLIENT_COLUMNS, clientRowAsJson } from '../support/expected';
+import { PRINTED_CLIENT_COLUMNS, clientRowAsJson } from '../support/expected';
 import { createTestApp, TestApp } from '../support/create-app';
 import { FaultProxy } from '../support/fault-proxy';
 import { insertManyClients } from '../support/fixtures';
@@ -41,7 +41,7 @@ describe('examples/sync-clients.ts (copy, then follow) against a running instanc
   /** The clients table as the API prints it, by id: what a mirror must equal. */
   async function table(linkId?: string): Promise<Record<string, unknown>> {
     const rows: Record<string, string>[] = await t.dataSource.query(
-      `SELECT ${CLIENT_COLUMNS} FROM clients WHERE $1::text IS NULL OR link_id = $1`,
+      `SELECT ${PRINTED_CLIENT_COLUMNS} FROM clients WHERE $1::text IS NULL OR link_id = $1`,
       [linkId ?? null],
     );
     return Object.fromEntries(rows.map((row) => [row.id, clientRowAsJson(row)]));

@@ -33,11 +33,11 @@ export const asClientJson = (client: ClientRow) => ({
 
 /**
  * The clients table read straight from the database and printed as the API prints it: the
- * select list (`CLIENT_COLUMNS`, timestamps to the microsecond) and each row's JSON.
+ * select list (`PRINTED_CLIENT_COLUMNS`, timestamps to the microsecond) and each row's JSON.
  */
 const printedUtc = (column: string) => `to_json(${column} AT TIME ZONE 'UTC')::text`;
-export const CLIENT_COLUMNS = `id, link_id, is_deleted, status, ${printedUtc('created_at')} AS c, ${printedUtc('updated_at')} AS u`;
-export const LINK_COLUMNS = `id, ${printedUtc('created_at')} AS c, ${printedUtc('updated_at')} AS u`;
+export const PRINTED_CLIENT_COLUMNS = `id, link_id, is_deleted, status, ${printedUtc('created_at')} AS c, ${printedUtc('updated_at')} AS u`;
+export const PRINTED_LINK_COLUMNS = `id, ${printedUtc('created_at')} AS c, ${printedUtc('updated_at')} AS u`;
 
 export const clientRowAsJson = (row: Record<string, string>) => ({
   id: row.id,
