@@ -59,12 +59,20 @@ export function answerClientErrors(server: Server, counted: (status: number) => 
     // A socket error (a reset by the client) has no one to answer; nor may a response already
     // under way on this connection be corrupted (Node's own rule).
     if (isFromParser(error) && socket.writable && !responseStarted(socket)) {
-      const [status, detail] = problemOf(error);
+      const [status, detail] = problemOf(error, awaitsAnswer(socket));
       const requestId = randomUUID();
       socket.write(problemResponse(status, detail, requestId));
       logger.log(`${status}: refused by the HTTP parser (${error.code}, requestId ${requestId})`);
       counted(status);
     }
+    socket.destroy();
+  });
+  // CONNECT asks for a tunnel, which Node hands to this event rather than to the app.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    const requestId = randomUUID();
+    socket.write(problemResponse(405, READ_ONLY, requestId));
+    logger.log(`405: CONNECT refused (requestId ${requestId})`);
+    counted(405);
     socket.destroy();
   });
 }
@@ -79,7 +87,12 @@ function responseStarted(socket: Socket): boolean {
   );
 }
 
-function problemOf(error: ParserError): [status: number, detail: string] {
+/** Whether a request read earlier on this connection is still being answered. */
+function awaitsAnswer(socket: Socket): boolean {
+  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage != null;
+}
+
+function problemOf(error: ParserError, behindAnother: boolean): [status: number, detail: string] {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
       return isRequestLineOverflow(error.rawPacket, error.bytesParsed)
@@ -90,8 +103,11 @@ function problemOf(error: ParserError): [status: number, detail: string] {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return [408, REQUEST_TIMEOUT];
     case 'HPE_INVALID_METHOD':
-      // A method llhttp does not know is still a method other than GET and HEAD: the 405.
-      return REQUEST_LINE.test(failedLine(error)) ? [405, READ_ONLY] : [400, MALFORMED_REQUEST];
+      // A method llhttp does not know is still a method other than GET and HEAD: the 405. Not
+      // behind a request still being answered, whose answer the client would take it for.
+      return !behindAnother && REQUEST_LINE.test(failedLine(error))
+        ? [405, READ_ONLY]
+        : [400, MALFORMED_REQUEST];
     default:
       return [400, MALFORMED_REQUEST];
   }

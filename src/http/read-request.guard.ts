@@ -43,9 +43,7 @@ export class ReadRequestGuard implements CanActivate {
     if (request.method !== 'GET' && request.method !== 'HEAD') return true;
     if (hasChunkedBody(request)) {
       // A client that waits to be invited (Expect: 100-continue) is, now that its key passed.
-      if (request.headers.expect?.toLowerCase() === '100-continue') {
-        context.switchToHttp().getResponse<Response>().writeContinue();
-      }
+      if (expectsContinue(request)) context.switchToHttp().getResponse<Response>().writeContinue();
       return chunkedBodyFits(request).then((fits) => this.checkRead(context, request, fits));
     }
     return this.checkRead(context, request, !hasOversizedBody(request));
@@ -68,4 +66,13 @@ export class ReadRequestGuard implements CanActivate {
     }
     return true;
   }
+}
+
+/** An HTTP/1.1 request that asks for 100 Continue (HTTP/1.0 clients get no 1xx: RFC 9110). */
+function expectsContinue(request: Request): boolean {
+  const expectations = request.headers.expect?.toLowerCase().split(',') ?? [];
+  return (
+    request.httpVersion === '1.1' &&
+    expectations.some((expectation) => expectation.trim() === '100-continue')
+  );
 }

@@ -141,25 +141,48 @@ describe('Malformed HTTP', () => {
     expect(await raw(port, post.replace(/^GET/, 'POST'))).toBe('HTTP/1.1 405 Method Not Allowed');
   });
 
-  it("invites a chunked read's body with 100 Continue once its key has passed, then answers", async () => {
-    const head =
-      'GET /api/data/links HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer test-key-primary\r\n' +
-      'Transfer-Encoding: chunked\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n';
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1');
-      let received = '';
-      socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
-      socket.on('data', (chunk) => {
-        // The body is sent only once invited, as a client that asked would.
-        if (!received.includes('100 Continue') && (received += chunk).includes('100 Continue'))
-          socket.write('5\r\nhello\r\n0\r\n\r\n');
-        else received += chunk;
+  const chunkedRead = (version: string, expectation: string) =>
+    `GET /api/data/links HTTP/${version}\r\nHost: localhost\r\n` +
+    `Authorization: Bearer test-key-primary\r\nTransfer-Encoding: chunked\r\n${expectation}` +
+    'Connection: close\r\n\r\n';
+  const CHUNKED_BODY = '5\r\nhello\r\n0\r\n\r\n';
+
+  it.each([['Expect: 100-continue\r\n'], ['Expect: 100-Continue\r\nExpect: 100-continue\r\n']])(
+    "invites a chunked read's body with 100 Continue once its key has passed (%j)",
+    async (expectation) => {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        let received = '';
+        socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
+        socket.on('data', (chunk) => {
+          // The body is sent only once invited, as a client that asked would.
+          if (!received.includes('100 Continue') && (received += chunk).includes('100 Continue'))
+            socket.write(CHUNKED_BODY);
+          else received += chunk;
+        });
+        socket.on('error', reject);
+        socket.on('close', () => resolve(received));
+        socket.write(chunkedRead('1.1', expectation));
       });
-      socket.on('error', reject);
-      socket.on('close', () => resolve(received));
-      socket.write(head);
-    });
-    expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+      expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+    },
+  );
+
+  it('sends an HTTP/1.0 client no 100 Continue, whatever it expects', async () => {
+    const answer = await exchange(port, [
+      chunkedRead('1.0', 'Expect: 100-continue\r\n'),
+      CHUNKED_BODY,
+    ]);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(answer).not.toContain('100 Continue');
+  });
+
+  it('answers CONNECT with the 405 rather than closing without a word', async () => {
+    for (const target of ['/api/data/links', 'example.com:443']) {
+      const answer = await exchange(port, `CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      const { status, headers } = parseAnswer(answer);
+      expect([target, status, headers.allow]).toEqual([target, 405, 'GET, HEAD']);
+    }
   });
 
   it('answers 400, never 405, to bytes that are not a request line in the packet', async () => {
@@ -170,6 +193,9 @@ describe('Malformed HTTP', () => {
     const answer = await exchange(port, `${first}FOO\u0000 /api/data/links HTTP/1.1\r\n\r\n`);
     expect(answer).toMatch(/HTTP\/1\.1 400 Bad Request\r\n/);
     expect(answer).not.toContain('405');
+    // Nor an unknown method behind a request still being answered: the 405 would read as its.
+    const behind = await exchange(port, `${first}FOO /api/data/links HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(behind).not.toContain('405');
   });
 
   it('answers an HTTP/1.1 request without Host in the app: its request id is kept', async () => {
