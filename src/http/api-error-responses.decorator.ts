@@ -8,6 +8,7 @@ import {
 } from './problem-details.dto';
 import { DATABASE_UNAVAILABLE } from '../database/database-unavailable';
 import {
+  ALLOWED_METHODS,
   API_KEY_REQUIRED,
   bodyTooLarge,
   INVALID_QUERY,
@@ -44,7 +45,7 @@ const ERRORS: Record<number, ErrorDoc> = {
   405: {
     description: 'Only GET and HEAD are allowed (see the Allow header)',
     detail: READ_ONLY,
-    header: { name: 'Allow', description: 'The methods allowed', example: 'GET, HEAD' },
+    header: { name: 'Allow', description: 'The methods allowed', example: ALLOWED_METHODS },
   },
   413: {
     description: 'The request carries a body over 1 KiB (the API parses none)',

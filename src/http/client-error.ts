@@ -4,6 +4,7 @@ import { Socket } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { ERROR_CACHE_CONTROL } from './caching';
 import {
+  ALLOWED_METHODS,
   bodyTooLarge,
   headersTooLarge,
   HOST_REQUIRED,
@@ -34,7 +35,8 @@ const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/1\.[01]\r?\n/;
 
 /**
  * What Node refuses before the app sees a request — a head over the limit, malformed HTTP, a
- * client too slow to send its request, an `Expect` it does not know — is answered with problem
+ * method it does not know or CONNECT, a client too slow to send its request, an `Expect` it
+ * does not know — is answered with problem
  * details like every other error, instead of Node's bare status line, and the connection closed;
  * `counted` hears each such status, for the metrics.
  * An HTTP/1.1 request without `Host` is left to the app (refuseWithoutHost), so it is logged
@@ -55,24 +57,29 @@ export function answerClientErrors(server: Server, counted: (status: number) => 
     logger.log(`417: unknown Expect (requestId ${requestId})`);
     counted(417);
   });
+  /** Answers on the socket itself (no request object exists) and closes it. */
+  const refuse = (socket: Socket, [status, detail]: [number, string], why: string) => {
+    const requestId = randomUUID();
+    socket.write(problemResponse(status, detail, requestId));
+    logger.log(`${status}: ${why} (requestId ${requestId})`);
+    counted(status);
+  };
   server.on('clientError', (error: ParserError, socket: Socket) => {
     // A socket error (a reset by the client) has no one to answer; nor may a response already
     // under way on this connection be corrupted (Node's own rule).
-    if (isFromParser(error) && socket.writable && !responseStarted(socket)) {
-      const [status, detail] = problemOf(error, awaitsAnswer(socket));
-      const requestId = randomUUID();
-      socket.write(problemResponse(status, detail, requestId));
-      logger.log(`${status}: refused by the HTTP parser (${error.code}, requestId ${requestId})`);
-      counted(status);
+    const pending = pendingResponse(socket);
+    if (isFromParser(error) && socket.writable && !pending?.headersSent) {
+      refuse(
+        socket,
+        problemOf(error, pending !== undefined),
+        `refused by the HTTP parser (${error.code})`,
+      );
     }
     socket.destroy();
   });
   // CONNECT asks for a tunnel, which Node hands to this event rather than to the app.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
-    const requestId = randomUUID();
-    socket.write(problemResponse(405, READ_ONLY, requestId));
-    logger.log(`405: CONNECT refused (requestId ${requestId})`);
-    counted(405);
+    refuse(socket, [405, READ_ONLY], 'CONNECT refused');
     socket.destroy();
   });
 }
@@ -81,15 +88,9 @@ function isFromParser(error: ParserError): boolean {
   return error.code?.startsWith('HPE_') === true || error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
 }
 
-function responseStarted(socket: Socket): boolean {
-  return (
-    (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage?.headersSent === true
-  );
-}
-
-/** Whether a request read earlier on this connection is still being answered. */
-function awaitsAnswer(socket: Socket): boolean {
-  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage != null;
+/** The response of a request read earlier on this connection, while it is being answered. */
+function pendingResponse(socket: Socket): ServerResponse | undefined {
+  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
 }
 
 function problemOf(error: ParserError, behindAnother: boolean): [status: number, detail: string] {
@@ -165,7 +166,7 @@ function problem(status: number, detail: string, requestId: string) {
     'Content-Length': String(Buffer.byteLength(body)),
     'Cache-Control': ERROR_CACHE_CONTROL,
     [REQUEST_ID_HEADER]: requestId,
-    ...(status === 405 && { Allow: 'GET, HEAD' }),
+    ...(status === 405 && { Allow: ALLOWED_METHODS }),
     Connection: 'close',
   };
   return [headers, body] as const;

@@ -3,6 +3,8 @@
 export const INVALID_QUERY = 'Invalid query parameters';
 export const API_KEY_REQUIRED = 'A valid API key is required: Authorization: Bearer <key>';
 export const AUTHORIZATION_REPEATED = 'Send one Authorization header, not several';
+/** The `Allow` header of every 405. */
+export const ALLOWED_METHODS = 'GET, HEAD';
 export const READ_ONLY = 'This resource is read-only; use GET or HEAD';
 export const RATE_LIMITED = 'Rate limit exceeded; retry after the seconds in Retry-After';
 export const UNEXPECTED_ERROR = 'An unexpected error occurred; it has been logged';

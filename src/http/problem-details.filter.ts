@@ -16,7 +16,7 @@ import { ERROR_CACHE_CONTROL } from './caching';
 import { requestIdOf } from './request-id';
 import { problemDetails } from './problem-details.dto';
 import { ParameterError } from './strict-query.pipe';
-import { MALFORMED_REQUEST, NO_RESOURCE, UNEXPECTED_ERROR } from './error-texts';
+import { ALLOWED_METHODS, MALFORMED_REQUEST, NO_RESOURCE, UNEXPECTED_ERROR } from './error-texts';
 
 export const RETRY_AFTER_SECONDS_ON_OUTAGE = 5;
 
@@ -60,7 +60,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (problem.status === HttpStatus.SERVICE_UNAVAILABLE) {
       res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_ON_OUTAGE));
     }
-    if (problem.status === HttpStatus.METHOD_NOT_ALLOWED) res.setHeader('Allow', 'GET, HEAD');
+    if (problem.status === HttpStatus.METHOD_NOT_ALLOWED) res.setHeader('Allow', ALLOWED_METHODS);
     const body = problemDetails(problem.status, problem.detail, requestId, {
       instance: req.originalUrl.split('?')[0],
       errors: problem.errors,
