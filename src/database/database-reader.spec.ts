@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { DatabaseEnv } from '../config/database.env';
 import { waitFor } from '../../test/support/wait-for';
 import { ABANDON_AFTER_MS, DatabaseReader } from './database-reader';
+import { DatabasePools } from './pools';
 
 interface Sent {
   pool: string;
@@ -69,7 +70,12 @@ function readerAnsweringIn(
     driver: { master: pool('primary'), slaves: [pool('replica')] },
   } as unknown as DataSource;
   const env = { DATABASE_TIMEOUT_MS: timeoutMs } as DatabaseEnv;
-  return { reader: new DatabaseReader(dataSource, env), sent, configs, released };
+  return {
+    reader: new DatabaseReader(new DatabasePools(dataSource), env),
+    sent,
+    configs,
+    released,
+  };
 }
 
 /** A 503 whose cause, for the log, says what the deadline passed waiting for. */

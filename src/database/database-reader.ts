@@ -1,6 +1,5 @@
 import { Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { PoolClient, QueryConfig, QueryResult } from 'pg';
-import { DataSource } from 'typeorm';
 import { DatabaseEnv } from '../config/database.env';
 import { DatabasePools, Release } from './pools';
 import { DATABASE_UNAVAILABLE, isConnectionFailure } from './database-unavailable';
@@ -54,14 +53,15 @@ export type SnapshotQuery = <T>(text: string, params: unknown[]) => Promise<T>;
 @Injectable()
 export class DatabaseReader {
   private readonly deadlineMs: number;
-  private readonly pools: DatabasePools;
   private readonly statements = new Map<string, StatementConfig>();
   private readonly isPreparing: boolean;
 
-  constructor(dataSource: DataSource, env: DatabaseEnv) {
+  constructor(
+    private readonly pools: DatabasePools,
+    env: DatabaseEnv,
+  ) {
     this.deadlineMs = env.DATABASE_TIMEOUT_MS;
     this.isPreparing = env.DATABASE_PREPARED_STATEMENTS !== false;
-    this.pools = new DatabasePools(dataSource);
   }
 
   /**

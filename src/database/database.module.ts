@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseEnv } from '../config/database.env';
 import { dataSourceOptions } from './data-source';
 import { DatabaseReader } from './database-reader';
+import { DatabasePools } from './pools';
 import { SchemaAccess } from './schema-access';
 
 @Module({
@@ -21,7 +22,7 @@ import { SchemaAccess } from './schema-access';
       }),
     }),
   ],
-  providers: [DatabaseReader, SchemaAccess],
-  exports: [DatabaseReader],
+  providers: [DatabasePools, DatabaseReader, SchemaAccess],
+  exports: [DatabasePools, DatabaseReader],
 })
 export class DatabaseModule {}

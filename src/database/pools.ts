@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import type { Pool, PoolClient, PoolConfig } from 'pg';
 import { DataSource } from 'typeorm';
 import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
@@ -9,6 +10,7 @@ export type Release = (error?: Error) => void;
  * The pg pools behind a DataSource. TypeORM's PostgresDriver keeps them as `master` and
  * `slaves` (read replicas) and types them `any`; this is the one place that reaches in.
  */
+@Injectable()
 export class DatabasePools {
   private readonly driver: PostgresDriver;
 

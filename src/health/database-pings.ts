@@ -1,5 +1,4 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { OperationsEnv } from '../config/operations.env';
 import { DatabasePools } from '../database/pools';
 import { DatabasePing } from './database-ping';
@@ -9,9 +8,8 @@ import { DatabasePing } from './database-ping';
 export class DatabasePings implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly all: DatabasePing[];
 
-  constructor(dataSource: DataSource, { HEALTH_TIMEOUT_MS: timeout }: OperationsEnv) {
+  constructor(pools: DatabasePools, { HEALTH_TIMEOUT_MS: timeout }: OperationsEnv) {
     // A ping connects with the same settings (address, credentials, TLS) as its pool.
-    const pools = new DatabasePools(dataSource);
     this.all = [
       new DatabasePing('database', pools.primaryOptions, timeout),
       ...pools.replicas.map(

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { DatabaseModule } from '../database/database.module';
 import { DatabasePings } from './database-pings';
 import { HealthController } from './health.controller';
 import { ShutdownState } from './shutdown-state';
@@ -7,7 +8,7 @@ import { ShutdownState } from './shutdown-state';
 @Global()
 @Module({
   // Not a line per failed probe: DatabasePing logs when a database stops and starts answering.
-  imports: [TerminusModule.forRoot({ logger: false })],
+  imports: [DatabaseModule, TerminusModule.forRoot({ logger: false })],
   controllers: [HealthController],
   providers: [ShutdownState, DatabasePings],
   exports: [ShutdownState],

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { DatabaseModule } from '../database/database.module';
 import { HttpMetrics } from './http-metrics';
 import { MetricsController } from './metrics.controller';
 import { PoolMetrics } from './pool-metrics';
@@ -7,6 +8,7 @@ import { PoolMetrics } from './pool-metrics';
 // Global: the registry serves modules that report their own state (the rate limiter's Redis).
 @Global()
 @Module({
+  imports: [DatabaseModule],
   providers: [
     {
       // One registry per app instance, never prom-client's global one: a second app in the

@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Gauge, Registry } from 'prom-client';
 import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
 import { DatabasePools } from '../database/pools';
 
 /** The database connection pools, read at each scrape. */
 @Injectable()
 export class PoolMetrics {
-  constructor(registry: Registry, dataSource: DataSource) {
-    const databasePools = new DatabasePools(dataSource);
+  constructor(registry: Registry, databasePools: DatabasePools) {
     const pools = () => [
       ['primary', databasePools.primary] as const,
       ...databasePools.replicas.map((pool, index) => [`replica-${index}`, pool] as const),

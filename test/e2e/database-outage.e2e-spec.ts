@@ -108,7 +108,7 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
   // good: statement_timeout cannot reach the client, and a connection held for it would never
   // return to the pool.
   it('gives up a connection the database stopped answering on, a second after the 503', async () => {
-    const pool = new DatabasePools(t.app.get(DataSource)).primary!;
+    const pool = t.app.get(DatabasePools).primary!;
     const checkedOut = () => pool.totalCount - pool.idleCount;
     await get('/api/data/links').expect(200);
     proxy.silent = true;

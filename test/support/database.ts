@@ -1,5 +1,6 @@
 import { DatabaseEnv } from '../../src/config/database.env';
 import { DatabaseReader } from '../../src/database/database-reader';
+import { DatabasePools } from '../../src/database/pools';
 import { Client as PgClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { standaloneDataSource } from '../../src/standalone-data-source';
@@ -51,5 +52,7 @@ export async function dropSuiteDatabase(dataSource: DataSource): Promise<void> {
 
 /** The app's DatabaseReader over a suite's data source, with the default DATABASE_TIMEOUT_MS. */
 export function databaseReader(dataSource: DataSource): DatabaseReader {
-  return new DatabaseReader(dataSource, { DATABASE_TIMEOUT_MS: 5000 } as DatabaseEnv);
+  return new DatabaseReader(new DatabasePools(dataSource), {
+    DATABASE_TIMEOUT_MS: 5000,
+  } as DatabaseEnv);
 }
