@@ -9,7 +9,7 @@ const LAYERS = [
   // renderers and response types, so a field still has one home.
   ['changes'],
   ['links', 'clients'],
-  ['health', 'metrics'],
+  ['health', 'metrics', 'docs'],
   ['auth', 'rate-limit', 'logging'],
   ['api-keys', 'http'],
   ['database', 'dev'],

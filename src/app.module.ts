@@ -9,6 +9,7 @@ import { CursorModule } from './http/cursor.module';
 import { ReadRequestGuard } from './http/read-request.guard';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { DocsModule } from './docs/docs.module';
 import { HealthModule } from './health/health.module';
 import { LinksModule } from './links/links.module';
 import { LoggingModule } from './logging/logging.module';
@@ -49,6 +50,7 @@ export class AppModule {
         LinksModule,
         ClientsModule,
         ChangesModule,
+        DocsModule,
       ],
     };
   }

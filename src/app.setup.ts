@@ -14,7 +14,8 @@ import { ShutdownState } from './health/shutdown-state';
 import { useIfNoneMatchFreshness } from './http/caching';
 import { compressionMiddleware } from './http/compression';
 import { HttpMetrics } from './metrics/http-metrics';
-import { setUpOpenApi } from './http/openapi';
+import { buildOpenApiDocument } from './http/openapi';
+import { DocsFiles } from './docs/docs-files';
 import { responseHeaders } from './http/response-headers';
 import { answerClientErrors, refuseWithoutHost } from './http/client-error';
 
@@ -77,7 +78,7 @@ export function configureApp(app: NestExpressApplication): void {
   answerClientErrors(app.getHttpServer() as Server, (status) =>
     metrics.observe('OTHER', UNMATCHED_ROUTE, status, 0),
   );
-  setUpOpenApi(app);
+  app.get(DocsFiles).prepare(buildOpenApiDocument(app));
 }
 
 /**

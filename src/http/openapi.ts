@@ -1,7 +1,5 @@
-import { INestApplication, MethodNotAllowedException, NotFoundException } from '@nestjs/common';
-import { NextFunction, Request, Response } from 'express';
+import { INestApplication } from '@nestjs/common';
 import { makeExact } from './openapi-exact';
-import { NO_RESOURCE, READ_ONLY } from './error-texts';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -24,37 +22,4 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addSecurityRequirements('bearer')
     .build();
   return makeExact(SwaggerModule.createDocument(app, config));
-}
-
-/**
- * What is served under /docs: the page, its script and the document, then the files of
- * swagger-ui-dist the page loads. The package's other files (its package.json, README, source
- * maps, the stock initializer) would otherwise be served too, naming versions and people.
- */
-const DOCS_FILES = new Set([
-  '',
-  'swagger-ui-init.js',
-  'openapi.json',
-  'openapi.yaml',
-  'swagger-ui.css',
-  'swagger-ui-bundle.js',
-  'swagger-ui-standalone-preset.js',
-  'favicon-16x16.png',
-  'favicon-32x32.png',
-]);
-
-/** Serves the interactive reference at /docs and the document at /docs/openapi.json (public). */
-export function setUpOpenApi(app: INestApplication): void {
-  app.use('/docs', (req: Request, _res: Response, next: NextFunction) => {
-    if (!DOCS_FILES.has(req.path.slice(1))) throw new NotFoundException(NO_RESOURCE);
-    // As on every other path: 405 with `Allow: GET, HEAD` (set by ProblemDetailsFilter).
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      throw new MethodNotAllowedException(READ_ONLY);
-    }
-    next();
-  });
-  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
-    jsonDocumentUrl: 'docs/openapi.json',
-    yamlDocumentUrl: 'docs/openapi.yaml',
-  });
 }

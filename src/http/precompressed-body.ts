@@ -9,7 +9,7 @@ type Encoding = 'br' | 'gzip' | 'deflate';
 // The choice `compression` (compressionMiddleware) makes, with the same candidates and the same
 // preference among equally acceptable ones; bodies are compressed with its settings.
 const SUPPORTED = ['br', 'gzip', 'deflate', 'identity'];
-const PREFERRED = ['br', 'gzip'];
+const PREFERRED: Encoding[] = ['br', 'gzip'];
 const NO_TRANSFORM = /(?:^|,)\s*?no-transform\s*?(?:,|$)/;
 // negotiator (the version `compression` uses) takes the preferred ones as a second argument,
 // which its type definitions leave out.
@@ -53,13 +53,22 @@ export class PrecompressedBody {
   async for(req: Request, res: Response): Promise<{ encoding?: Encoding; body: Buffer }> {
     const encoding = this.encodingFor(req, res);
     if (encoding === undefined) return { body: this.identity };
+    return { encoding, body: await this.encodedAs(encoding) };
+  }
+
+  /** Starts compressing into the encodings browsers ask for, so no request waits for it. */
+  compressAhead(): void {
+    for (const encoding of PREFERRED) this.encodedAs(encoding).catch(() => undefined);
+  }
+
+  private encodedAs(encoding: Encoding): Promise<Buffer> {
     let body = this.encoded.get(encoding);
     if (body === undefined) {
       body = compress(encoding, this.identity);
       this.encoded.set(encoding, body);
       body.catch(() => this.encoded.delete(encoding));
     }
-    return { encoding, body: await body };
+    return body;
   }
 
   private encodingFor(req: Request, res: Response): Encoding | undefined {

@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
@@ -40,6 +41,57 @@ describe('OpenAPI document', () => {
       expect(response.headers['content-type']).toBe('application/problem+json');
       expect(response.body.detail).toBe('No resource exists at this path');
     }
+    // At /docs/ the page's links are relative to the slash.
+    const slashed = await request(server).get('/docs/').expect(200);
+    expect(slashed.text).toContain('src="./swagger-ui-bundle.js"');
+  });
+
+  // Anyone may ask for these without a key: each answer is made and compressed once, not per
+  // request, so a flood of them costs no memory or CPU per request beyond the write.
+  it('serves every file of /docs from memory, compressed once per encoding', async () => {
+    const server = t.app.getHttpServer();
+    const files = ['/openapi.json', '/openapi.yaml', '/swagger-ui-bundle.js', '/swagger-ui.css'];
+    const fetchAll = (encoding: string) =>
+      Promise.all(
+        files.map((file) =>
+          request(server)
+            .get(`/docs${file}`)
+            .set('Accept-Encoding', encoding)
+            .buffer(true)
+            .parse((res, done) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (chunk: Buffer) => chunks.push(chunk));
+              res.on('end', () => done(null, Buffer.concat(chunks)));
+            }),
+        ),
+      );
+    // The first round may wait for the compression started when the app was made.
+    const identity = await fetchAll('identity');
+    await fetchAll('br');
+    await fetchAll('gzip');
+    const compressions = [
+      jest.spyOn(zlib, 'brotliCompress'),
+      jest.spyOn(zlib, 'gzip'),
+      // What the compression middleware streams through.
+      jest.spyOn(zlib.BrotliCompress.prototype, 'write'),
+      jest.spyOn(zlib.Gzip.prototype, 'write'),
+    ];
+    try {
+      for (const encoding of ['br', 'gzip']) {
+        const answers = await fetchAll(encoding);
+        answers.forEach((res, i) => {
+          expect(res.headers['content-encoding']).toBe(encoding);
+          // (supertest decodes it)
+          expect((res.body as Buffer).equals(identity[i].body as Buffer)).toBe(true);
+          expect(res.headers.etag).toBe(identity[i].headers.etag);
+        });
+      }
+      for (const spy of compressions) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      compressions.forEach((spy) => spy.mockRestore());
+    }
+    const etag = identity[0].headers.etag;
+    await request(server).get('/docs/openapi.json').set('If-None-Match', etag).expect(304);
   });
 
   it('describes the six operations, each as GET and HEAD, and nothing else', () => {

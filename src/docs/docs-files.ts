@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Injectable } from '@nestjs/common';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import etag from 'etag';
+import { dump } from 'js-yaml';
+import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import { PrecompressedBody } from '../http/precompressed-body';
+
+/** One file of the /docs reference, as it is sent: its type, ETag and body. */
+export interface DocsFile {
+  type: string;
+  etag: string;
+  body: PrecompressedBody;
+}
+
+const JS = 'application/javascript; charset=utf-8';
+
+// The files of swagger-ui-dist the page loads; the package's others (its package.json, README,
+// source maps) name versions and people and are never served.
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': JS,
+  'swagger-ui-standalone-preset.js': JS,
+  'favicon-16x16.png': 'image/png',
+  'favicon-32x32.png': 'image/png',
+};
+
+/** The page, its links relative to where it is served: `/docs` (`./docs/…`) or `/docs/` (`./…`). */
+const page = (base: string) => `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="UTF-8">
+  <title>Links and Clients Data API</title>
+  <link rel="stylesheet" type="text/css" href="${base}swagger-ui.css">
+  <link rel="icon" type="image/png" href="${base}favicon-32x32.png" sizes="32x32">
+  <link rel="icon" type="image/png" href="${base}favicon-16x16.png" sizes="16x16">
+  <style>body { margin: 0; background: #fafafa; }</style>
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="${base}swagger-ui-bundle.js" charset="UTF-8"></script>
+  <script src="${base}swagger-ui-standalone-preset.js" charset="UTF-8"></script>
+  <script src="${base}swagger-ui-init.js" charset="UTF-8"></script>
+</body>
+</html>
+`;
+
+// The document is loaded from beside this script, wherever the page is served.
+const INIT_JS = `const documentUrl = new URL('openapi.json', document.currentScript.src).href;
+window.onload = function () {
+  window.ui = SwaggerUIBundle({
+    url: documentUrl,
+    dom_id: '#swagger-ui',
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+    layout: 'StandaloneLayout',
+  });
+};
+`;
+
+/**
+ * Everything served under /docs without a key, made once when the app starts and compressed
+ * once per encoding in the background (PrecompressedBody): what an anonymous caller can ask
+ * for costs a lookup and a write, never a render or a compression of its own.
+ */
+@Injectable()
+export class DocsFiles {
+  private readonly files = new Map<string, DocsFile>();
+
+  /** Makes every file from the app's OpenAPI document; until then /docs answers 404. */
+  prepare(document: OpenAPIObject): void {
+    const assets = getAbsoluteFSPath();
+    for (const [name, type] of Object.entries(ASSETS)) {
+      this.add(name, type, readFileSync(join(assets, name)));
+    }
+    this.add('', 'text/html; charset=utf-8', page('./docs/'));
+    this.add('/', 'text/html; charset=utf-8', page('./'));
+    this.add('swagger-ui-init.js', JS, INIT_JS);
+    this.add('openapi.json', 'application/json; charset=utf-8', JSON.stringify(document));
+    this.add(
+      'openapi.yaml',
+      'text/yaml; charset=utf-8',
+      dump(document, { noRefs: true, skipInvalid: true }),
+    );
+  }
+
+  /** The file at `/docs/<name>` (`''` is `/docs`, `'/'` is `/docs/`), if one is served there. */
+  get(name: string): DocsFile | undefined {
+    return this.files.get(name);
+  }
+
+  private add(name: string, type: string, content: string | Buffer): void {
+    const bytes = Buffer.from(content);
+    const body = new PrecompressedBody(bytes);
+    if (!type.startsWith('image/')) body.compressAhead();
+    this.files.set(name, { type, etag: etag(bytes, { weak: true }), body });
+  }
+}
