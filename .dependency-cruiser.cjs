@@ -11,6 +11,7 @@ const LAYERS = [
   ['links', 'clients'],
   ['health', 'metrics', 'docs'],
   ['auth', 'rate-limit', 'logging'],
+  ['limits'],
   ['api-keys', 'http'],
   ['database', 'dev'],
   ['config'],

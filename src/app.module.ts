@@ -11,6 +11,7 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { DocsModule } from './docs/docs.module';
 import { HealthModule } from './health/health.module';
+import { LimitsModule } from './limits/limits.module';
 import { LinksModule } from './links/links.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
@@ -43,6 +44,7 @@ export class AppModule {
         LoggingModule,
         CursorModule,
         DatabaseModule,
+        LimitsModule,
         RateLimitModule,
         AuthModule,
         HealthModule,

@@ -14,6 +14,7 @@ import { ShutdownState } from './health/shutdown-state';
 import { useIfNoneMatchFreshness } from './http/caching';
 import { compressionMiddleware } from './http/compression';
 import { HttpMetrics } from './metrics/http-metrics';
+import { InFlightRequests } from './limits/in-flight-requests';
 import { buildOpenApiDocument } from './http/openapi';
 import { DocsFiles } from './docs/docs-files';
 import { responseHeaders } from './http/response-headers';
@@ -35,6 +36,7 @@ export function configureApp(app: NestExpressApplication): void {
   useIfNoneMatchFreshness((app.getHttpAdapter().getInstance() as Express).request);
   const metrics = app.get(HttpMetrics);
   const shutdown = app.get(ShutdownState);
+  const inFlight = app.get(InFlightRequests);
   // What every request goes through before routing, none of which answers it, as one
   // middleware: each Express middleware is a step of the router, with its path match.
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -50,7 +52,7 @@ export function configureApp(app: NestExpressApplication): void {
       metrics.observe(req.method, route, status, durationMs);
       logRequest(req, res, route, durationMs);
     });
-    if (refuseWithoutHost(req, res)) return;
+    if (refuseWithoutHost(req, res) || !inFlight.admit(req, res)) return;
     closeIfBodyMayGoUnread(req, res);
     routeUndecodableSegments(req);
     responseHeaders(req, res, () => compressionMiddleware(req, res, next));

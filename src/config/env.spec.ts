@@ -45,6 +45,13 @@ describe('validateEnv', () => {
       SHUTDOWN_DRAIN_DELAY_MS: 5000,
       SHUTDOWN_TIMEOUT_MS: 15000,
       TRUST_PROXY: false,
+      MAX_REQUESTS_IN_FLIGHT: 256,
+      MAX_REQUESTS_PER_KEY: 32,
+      MAX_CONCURRENT_COUNTS: 4,
+      MAX_CONCURRENT_DEEP_PAGES: 2,
+      MAX_CONCURRENT_LIST_RENDERS: 2,
+      MAX_PAGE_DEPTH: 100000,
+      RESPONSE_WRITE_TIMEOUT_MS: 30000,
     });
   });
 
@@ -70,6 +77,13 @@ describe('validateEnv', () => {
       SHUTDOWN_DRAIN_DELAY_MS: '0',
       SHUTDOWN_TIMEOUT_MS: '20000',
       TRUST_PROXY: '2',
+      MAX_REQUESTS_IN_FLIGHT: '10',
+      MAX_REQUESTS_PER_KEY: '3',
+      MAX_CONCURRENT_COUNTS: '1',
+      MAX_CONCURRENT_DEEP_PAGES: '1',
+      MAX_CONCURRENT_LIST_RENDERS: '1',
+      MAX_PAGE_DEPTH: '5000',
+      RESPONSE_WRITE_TIMEOUT_MS: '1000',
       HOME: '/root',
     });
     expect({ ...env }).toEqual({
@@ -95,6 +109,13 @@ describe('validateEnv', () => {
       SHUTDOWN_DRAIN_DELAY_MS: 0,
       SHUTDOWN_TIMEOUT_MS: 20000,
       TRUST_PROXY: 2,
+      MAX_REQUESTS_IN_FLIGHT: 10,
+      MAX_REQUESTS_PER_KEY: 3,
+      MAX_CONCURRENT_COUNTS: 1,
+      MAX_CONCURRENT_DEEP_PAGES: 1,
+      MAX_CONCURRENT_LIST_RENDERS: 1,
+      MAX_PAGE_DEPTH: 5000,
+      RESPONSE_WRITE_TIMEOUT_MS: 1000,
     });
   });
 

@@ -3,6 +3,7 @@ import { validateSync } from 'class-validator';
 import { DatabaseEnv } from './database.env';
 import { HttpEnv } from './http.env';
 import { KeysEnv } from './keys.env';
+import { LimitsEnv } from './limits.env';
 import { OperationsEnv } from './operations.env';
 import { PagingEnv } from './paging.env';
 import { RateLimitEnv } from './rate-limit.env';
@@ -14,6 +15,7 @@ export const ENV_SECTIONS = [
   DatabaseEnv,
   HttpEnv,
   RateLimitEnv,
+  LimitsEnv,
   OperationsEnv,
 ] as const;
 

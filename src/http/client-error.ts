@@ -146,7 +146,13 @@ export function refuseWithoutHost(req: IncomingMessage, res: ServerResponse): bo
   return true;
 }
 
-function sendProblem(res: ServerResponse, status: number, detail: string, requestId: string) {
+/** Answers `res` with a problem before routing, and closes its connection. */
+export function sendProblem(
+  res: ServerResponse,
+  status: number,
+  detail: string,
+  requestId: string,
+) {
   const [headers, body] = problem(status, detail, requestId);
   res.writeHead(status, headers).end(body);
 }

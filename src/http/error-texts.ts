@@ -7,6 +7,11 @@ export const AUTHORIZATION_REPEATED = 'Send one Authorization header, not severa
 export const ALLOWED_METHODS = 'GET, HEAD';
 export const READ_ONLY = 'This resource is read-only; use GET or HEAD';
 export const RATE_LIMITED = 'Rate limit exceeded; retry after the seconds in Retry-After';
+export const SERVICE_BUSY = 'The service is busy; retry after the seconds in Retry-After';
+export const TOO_MANY_IN_FLIGHT_FOR_KEY =
+  'Too many requests of this API key are being answered at once; retry after the seconds in Retry-After';
+export const pageTooDeep = (maxDepth: number) =>
+  `must keep page × limit within ${maxDepth} rows: walk deeper with cursor paging (meta.nextCursor)`;
 export const UNEXPECTED_ERROR = 'An unexpected error occurred; it has been logged';
 export const NO_RESOURCE = 'No resource exists at this path';
 export const CLIENT_NOT_FOUND = 'No client has this id';

@@ -16,6 +16,7 @@ import { ERROR_CACHE_CONTROL } from './caching';
 import { requestIdOf } from './request-id';
 import { problemDetails } from './problem-details.dto';
 import { ParameterError } from './strict-query.pipe';
+import { RETRY_AFTER_SECONDS_WHEN_BUSY, ServiceBusyException } from './service-busy.exception';
 import { ALLOWED_METHODS, MALFORMED_REQUEST, NO_RESOURCE, UNEXPECTED_ERROR } from './error-texts';
 
 export const RETRY_AFTER_SECONDS_ON_OUTAGE = 5;
@@ -47,7 +48,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
     const requestId = requestIdOf(res);
     const problem = toProblem(exception);
-    if (problem.status >= 500) {
+    if (problem.status >= 500 && !(exception instanceof ServiceBusyException)) {
       // The line carries the requestId as a field, as the request's own line does.
       this.pino.runInContext(() => this.logFailure(req, exception, problem.status, requestId), {
         bindings: { requestId },
@@ -57,7 +58,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       res.destroy();
       return;
     }
-    if (problem.status === HttpStatus.SERVICE_UNAVAILABLE) {
+    if (exception instanceof ServiceBusyException) {
+      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_WHEN_BUSY));
+    } else if (problem.status === HttpStatus.SERVICE_UNAVAILABLE) {
       res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_ON_OUTAGE));
     }
     if (problem.status === HttpStatus.METHOD_NOT_ALLOWED) res.setHeader('Allow', ALLOWED_METHODS);

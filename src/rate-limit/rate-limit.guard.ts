@@ -13,7 +13,9 @@ import { THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants';
 import { Request, Response } from 'express';
 import { ApiKeyVerifier } from '../api-keys/api-key-verifier';
 import { RateLimitEnv } from '../config/rate-limit.env';
-import { RATE_LIMITED } from '../http/error-texts';
+import { RATE_LIMITED, TOO_MANY_IN_FLIGHT_FOR_KEY } from '../http/error-texts';
+import { RETRY_AFTER_SECONDS_WHEN_BUSY } from '../http/service-busy.exception';
+import { KeyConcurrency } from '../limits/key-concurrency';
 import { routeFlag } from '../http/route-flag';
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
@@ -34,6 +36,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     reflector: Reflector,
     private readonly verifier: ApiKeyVerifier,
     private readonly env: RateLimitEnv,
+    private readonly keyConcurrency: KeyConcurrency,
   ) {
     super(options, storage, reflector);
     // The one throttler's name is `default`.
@@ -60,7 +63,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     const limit = caller ? this.env.RATE_LIMIT_PER_KEY : this.env.RATE_LIMIT_PER_IP;
     const ttl = this.env.RATE_LIMIT_WINDOW_MS;
     try {
-      return await this.handleRequest({
+      await this.handleRequest({
         context,
         throttler: this.throttlers[0],
         limit,
@@ -79,5 +82,14 @@ export class RateLimitGuard extends ThrottlerGuard {
       response.setHeader(`${this.headerPrefix}-Reset`, response.getHeader('Retry-After') ?? 1);
       throw error;
     }
+    // Within its budget, a key still has only so many requests answered at once.
+    if (caller) {
+      const response = context.switchToHttp().getResponse<Response>();
+      if (!this.keyConcurrency.admit(caller.keyId, response)) {
+        response.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_WHEN_BUSY));
+        throw new ThrottlerException(TOO_MANY_IN_FLIGHT_FOR_KEY);
+      }
+    }
+    return true;
   }
 }

@@ -1,0 +1,92 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Counter } from 'prom-client';
+import { LimitsEnv } from '../config/limits.env';
+import { sendProblem } from '../http/client-error';
+import { SERVICE_BUSY } from '../http/error-texts';
+import { requestIdOf } from '../http/request-id';
+import { RETRY_AFTER_SECONDS_WHEN_BUSY } from '../http/service-busy.exception';
+import { SHED_COUNTER } from './shed-counter';
+
+/** Probes and scrapes: answered whatever the load, so a busy pod is never taken for a dead one. */
+const UNCAPPED_PATH = /^\/(?:health|metrics)(?:[/?]|$)/i;
+
+// How often responses are checked for a client that stopped reading.
+const SWEEP_EVERY_MS = 1000;
+
+interface Stall {
+  /** Bytes of the response not yet written to the connection, at the last sweep. */
+  pending: number;
+  /** Of those, bytes the kernel has not yet accepted from the socket's current write. */
+  queued: number;
+  /** When the client last took any. */
+  since: number;
+}
+
+/**
+ * Bytes the kernel has not yet taken from the socket's current write: a write is handed on whole,
+ * and only libuv's queue shows a slow client taking part of it. (Node reads the same field.)
+ */
+function queuedBytes(res: ServerResponse): number {
+  const handle = (res.socket as { _handle?: { writeQueueSize?: number } } | null)?._handle;
+  return handle?.writeQueueSize ?? 0;
+}
+
+/**
+ * The requests a pod is answering, capped by MAX_REQUESTS_IN_FLIGHT (a 503 past it, probes and
+ * scrapes aside), and the write timeout: a response whose client takes none of its waiting
+ * bytes for RESPONSE_WRITE_TIMEOUT_MS is cut, so a client that stops reading holds neither
+ * the body nor anything behind it for long.
+ */
+@Injectable()
+export class InFlightRequests implements OnApplicationShutdown {
+  private readonly open = new Map<ServerResponse, Stall | undefined>();
+  private readonly max: number;
+  private readonly writeTimeoutMs: number;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    env: LimitsEnv,
+    @Inject(SHED_COUNTER) private readonly shed: Counter<'reason'>,
+  ) {
+    this.max = env.MAX_REQUESTS_IN_FLIGHT;
+    this.writeTimeoutMs = env.RESPONSE_WRITE_TIMEOUT_MS;
+    this.sweeper = setInterval(() => this.cutStalled(), SWEEP_EVERY_MS).unref();
+  }
+
+  /** Tracks the request until its response closes, or answers it 503 and returns false. */
+  admit(req: IncomingMessage, res: ServerResponse): boolean {
+    if (UNCAPPED_PATH.test(req.url ?? '')) return true;
+    if (this.open.size >= this.max) {
+      this.shed.inc({ reason: 'requests_in_flight' });
+      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_WHEN_BUSY));
+      sendProblem(res, 503, SERVICE_BUSY, requestIdOf(res));
+      return false;
+    }
+    this.open.set(res, undefined);
+    res.once('close', () => this.open.delete(res));
+    return true;
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.sweeper);
+  }
+
+  private cutStalled(): void {
+    const now = Date.now();
+    for (const [res, stall] of this.open) {
+      const pending = res.writableLength;
+      const queued = queuedBytes(res);
+      if (pending === 0) {
+        if (stall) this.open.set(res, undefined);
+      } else if (!stall || pending < stall.pending || queued < stall.queued) {
+        this.open.set(res, { pending, queued, since: now });
+      } else if (now - stall.since >= this.writeTimeoutMs) {
+        this.shed.inc({ reason: 'write_timeout' });
+        res.destroy();
+      } else {
+        Object.assign(stall, { pending, queued });
+      }
+    }
+  }
+}
