@@ -7,6 +7,8 @@ import {
 } from '../../test/support/database';
 import { insertClients, insertLinks } from '../../test/support/fixtures';
 import { CountCache } from './count-cache';
+import { LimitsEnv } from '../config/limits.env';
+import { workLimits } from '../../test/support/work-limits';
 import { DatabaseReader } from '../database/database-reader';
 import { Position } from '../database/list-order';
 import { CursorCodec } from '../http/signed-cursor';
@@ -27,11 +29,19 @@ describe('ClientsService', () => {
   let dataSource: DataSource;
   let reader: DatabaseReader;
   let service: ClientsService;
+  const serviceWith = (totals: CountCache, limits: Partial<LimitsEnv> = {}) =>
+    new ClientsService(
+      new ClientsRepository(reader),
+      totals,
+      codec,
+      workLimits(limits),
+      Object.assign(new LimitsEnv(), limits),
+    );
 
   beforeAll(async () => {
     dataSource = await createSuiteDatabase();
     reader = databaseReader(dataSource);
-    service = new ClientsService(new ClientsRepository(reader), new CountCache(0), codec);
+    service = serviceWith(new CountCache(0));
     await insertLinks(dataSource, [{ id: 'l1' }, { id: 'l2' }]);
     await insertClients(dataSource, [
       {
@@ -77,6 +87,24 @@ describe('ClientsService', () => {
     const second = await listed(service, { page: 2, limit: 2 });
     expect(second.data.map((c: { id: string }) => c.id)).toEqual(['c3']);
     expect(second.meta).toEqual({ page: 2, limit: 2, total: 3, totalPages: 2, nextCursor: null });
+  });
+
+  // A page by number may reach only so deep; past the end it is still the empty page.
+  it('refuses a page deeper than MAX_PAGE_DEPTH rows unless it is past the end', async () => {
+    const shallow = serviceWith(new CountCache(0), { MAX_PAGE_DEPTH: 2 });
+    expect((await listed(shallow, { page: 1, limit: 2 })).data).toHaveLength(2);
+    expect((await listed(shallow, { page: 2, limit: 1 })).data).toHaveLength(1);
+    const refused = shallow.list(query({ page: 3, limit: 1 }));
+    await expect(refused).rejects.toMatchObject({
+      response: { errors: [{ name: 'page', reason: expect.stringContaining('cursor paging') }] },
+    });
+    await expect(shallow.list(query({ page: 1, limit: 3 }))).rejects.toThrow();
+    const pastTheEnd = await listed(shallow, { page: 2, limit: 3 });
+    expect(pastTheEnd).toEqual({
+      data: [],
+      meta: { page: 2, limit: 3, total: 3, totalPages: 1, nextCursor: null },
+    });
+    expect((await listed(shallow, { page: 2147483647, limit: 1000 })).data).toEqual([]);
   });
 
   it('continues from a cursor', async () => {
