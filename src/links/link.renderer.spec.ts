@@ -1,8 +1,11 @@
 import { LinkRow } from './links.repository';
 import { renderLink, renderLinksList } from './link.renderer';
 
-const textOf = async (body: Promise<{ chunks: readonly Buffer[] }>) =>
-  Buffer.concat((await body).chunks).toString();
+const textOf = async (pieces: AsyncIterable<string>) => {
+  let text = '';
+  for await (const piece of pieces) text += piece;
+  return text;
+};
 
 describe('renderLink', () => {
   it('renders the contract fields in order, the id escaped as JSON', () => {
@@ -57,7 +60,7 @@ describe('renderLinksList', () => {
       readBefore.push([...rendered]);
       yield [watched('b')];
     }
-    await renderLinksList(batches());
+    await textOf(renderLinksList(batches()));
     expect(readBefore).toEqual([['a']]);
   });
 });

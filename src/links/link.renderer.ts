@@ -1,5 +1,4 @@
 import { isoMillis } from '../database/printed-timestamp';
-import { ChunkedBody } from '../http/chunked-body';
 import { LinkRow } from './links.repository';
 
 // JSON.stringify of plain objects, which V8 writes straight into one string; the timestamps are
@@ -16,21 +15,17 @@ export function renderLink(link: LinkRow): string {
 }
 
 /**
- * The List Links body, each batch rendered to bytes as it arrives: only its bytes outlive the
- * batch, so a batch's rows and text die young instead of being held until the last batch is
- * read, and the body itself stays outside V8's heap (ChunkedBody). The whole body is made
- * before anything is sent: its ETag covers the exact body, and a database failure on any
- * batch is a clean 503 rather than a response cut short.
+ * The List Links body in pieces, one per batch, each made from its batch alone: a batch's rows
+ * and text die young rather than being held until the last batch is read, and the body can be
+ * sent while later batches are still being read.
  */
-export async function renderLinksList(batches: AsyncIterable<LinkRow[]>): Promise<ChunkedBody> {
-  const body = new ChunkedBody();
+export async function* renderLinksList(batches: AsyncIterable<LinkRow[]>): AsyncGenerator<string> {
   let total = 0;
-  body.append('{"data":[');
+  yield '{"data":[';
   for await (const batch of batches) {
     if (batch.length === 0) continue;
-    body.append((total > 0 ? ',' : '') + batch.map(renderLink).join(','));
+    yield (total > 0 ? ',' : '') + batch.map(renderLink).join(',');
     total += batch.length;
   }
-  body.append(`],"meta":{"total":${total}}}`);
-  return body;
+  yield `],"meta":{"total":${total}}}`;
 }

@@ -29,10 +29,9 @@ export class LinksController extends ReadOnlyController() {
   @Header('Content-Type', 'application/json; charset=utf-8')
   @NoQueryParams()
   async list(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const { body, etag } = await this.linksService.listAll();
-    // The weak ETag Express would compute over the body, computed once with it.
-    res.setHeader('ETag', etag);
-    await body.send(req, res);
+    const list = await this.linksService.listAll();
+    res.setHeader('ETag', list.etag);
+    await list.send(req, res);
   }
 
   @Get(':id')

@@ -13,11 +13,6 @@ export interface LinkRow {
   updatedAt: string;
 }
 
-/** A link as List Links reads it: with its row's hash (ROW_HASH), as decimal text. */
-export interface ListedLinkRow extends LinkRow {
-  hash: string;
-}
-
 const LINKS = tableOf(Link);
 const column = (property: keyof Link & string) => columnOf(Link, property);
 export const LINK_COLUMNS = `${column('id')} AS "id",
@@ -29,7 +24,13 @@ export const LINK_COLUMNS = `${column('id')} AS "id",
 const ROW_HASH = `hash_record_extended((${column('id')}, ${column('createdAt')}, ${column('updatedAt')}), 0)`;
 
 /** Up to `size` links in list order, after `after` when given. */
-export type LinksBatchReader = (size: number, after?: Position) => Promise<ListedLinkRow[]>;
+export type LinksBatchReader = (size: number, after?: Position) => Promise<LinkRow[]>;
+
+/** Reads the list within one snapshot: its content, then its links in batches. */
+export interface LinksSnapshot {
+  content(): Promise<string>;
+  batch: LinksBatchReader;
+}
 
 /** What identifies a set of links: their number and the XOR of their ROW_HASHes. */
 export const listContent = (count: number | string, xor: bigint | string) => `${count}:${xor}`;
@@ -52,9 +53,13 @@ export function linksBatchQuery(size: number, after?: Position) {
     where = `WHERE ${afterPosition('$2::timestamptz', '$3::text')}`;
   }
   const text = `
-    SELECT ${LINK_COLUMNS}, ${ROW_HASH}::text AS "hash"
-    FROM ${LINKS} ${where} ORDER BY ${LIST_ORDER} LIMIT $1::int`;
+    SELECT ${LINK_COLUMNS} FROM ${LINKS} ${where} ORDER BY ${LIST_ORDER} LIMIT $1::int`;
   return { text, params };
+}
+
+interface ContentRow {
+  count: string;
+  xor: string;
 }
 
 /** The content of the whole table, as listContent names it. */
@@ -74,26 +79,32 @@ export class LinksRepository {
   }
 
   /**
-   * Runs `read` with a reader of batches that all see the table as of one moment, so they fit
-   * together: a link whose createdAt changes between two batches is neither listed twice nor
-   * left out.
+   * Runs `read` with reads that all see the table as of one moment, so they fit together: a
+   * link whose createdAt changes between two batches is neither listed twice nor left out, and
+   * the content read names exactly the links the batches hold.
    */
-  inOneSnapshot<T>(read: (batch: LinksBatchReader) => Promise<T>): Promise<T> {
+  inOneSnapshot<T>(read: (snapshot: LinksSnapshot) => Promise<T>): Promise<T> {
     return this.database.inSnapshot((query) =>
-      read((size, after) => {
-        const { text, params } = linksBatchQuery(size, after);
-        return query<ListedLinkRow[]>(text, params);
+      read({
+        content: async () => {
+          const { text, params } = linksContentQuery();
+          const [{ count, xor }] = await query<ContentRow[]>(text, params);
+          return listContent(count, xor);
+        },
+        batch: (size, after) => {
+          const { text, params } = linksBatchQuery(size, after);
+          return query<LinkRow[]>(text, params);
+        },
       }),
     );
   }
 
+  /** The table's content now, as listContent names it. */
   async content(): Promise<string> {
     const { text, params } = linksContentQuery();
-    const [{ count, xor }] = await this.database.query<{ count: string; xor: string }[]>(
-      text,
-      params,
-      { prepared: true },
-    );
+    const [{ count, xor }] = await this.database.query<ContentRow[]>(text, params, {
+      prepared: true,
+    });
     return listContent(count, xor);
   }
 }

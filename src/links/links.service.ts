@@ -1,36 +1,69 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
+import { Request, Response } from 'express';
+import { CoalescedRead } from '../database/coalesced-read';
 import { isoMicros } from '../database/printed-timestamp';
 import { LINK_NOT_FOUND } from '../http/error-texts';
-import { PrecompressedBody } from '../http/precompressed-body';
+import { KeptBody, SharedRender } from '../http/shared-render';
+import { WorkLimits } from '../limits/work-limits';
 import { renderLinksList } from './link.renderer';
-import {
-  LinkRow,
-  LinksBatchReader,
-  LinksRepository,
-  listContent,
-  ListedLinkRow,
-} from './links.repository';
-import { RenderedList, RenderedListCache } from './rendered-list.cache';
+import { LinkRow, LinksBatchReader, LinksRepository } from './links.repository';
 
-// Rows per query: each query costs about 0.1 ms beyond its rows.
+// Rows per query: each query costs about as much as a hundred of its rows.
 export const LINKS_BATCH_SIZE = 1000;
 
-// The largest List Links body kept for the next request (about 85,000 links of short ids).
+// The largest List Links body kept for the next requests (about 85,000 links of short ids);
+// a longer one is streamed as it is read.
 export const KEPT_LIST_MAX_BYTES = 8 * 1024 * 1024;
 
+/**
+ * The ETag of a List Links body too long to keep, named by the content of the rows it is made
+ * from: the body is a function of those rows, so the tag is known before a byte of it is made
+ * and a 304 needs none made. (A body kept whole is tagged by its bytes, as Express would.) The
+ * `v1` changes with the way a body is made from its rows.
+ */
+export const streamedListEtag = (content: string) => `W/"links-v1-${content.replace(':', '-')}"`;
+
+/** The List Links answer for one request: its ETag, and how its body is sent. */
+export interface ListAnswer {
+  etag: string;
+  send(req: Request, res: Response): Promise<void>;
+}
+
+interface KeptList extends KeptBody {
+  content: string;
+}
+
+/** Links: the whole list, and one by id. */
 @Injectable()
 export class LinksService {
-  private readonly list = new RenderedListCache(
-    () => this.links.content(),
-    () => this.render(),
-    KEPT_LIST_MAX_BYTES,
-  );
+  // Concurrent requests share one read of the table's content (never one older than them).
+  private readonly content = new CoalescedRead(() => this.links.content());
+  private kept?: KeptList;
+  /** Renders still open to more requests, by the content their requests read. */
+  private readonly joinable = new Map<string, SharedRender>();
 
-  constructor(private readonly links: LinksRepository) {}
+  constructor(
+    private readonly links: LinksRepository,
+    private readonly limits: WorkLimits,
+  ) {}
 
-  /** The List Links answer, as of a moment after the call (RenderedListCache). */
-  listAll(): Promise<RenderedList> {
-    return this.list.get();
+  /**
+   * The List Links answer as of a moment after the call (docs/performance.md, List Links), from
+   * the table's content, read afresh: the body kept from an earlier request while that content
+   * is unchanged, with its ETag; else a 304 for the ETag of the content's streamed body; else a
+   * render, shared with the requests that read the same content while nothing of it was sent.
+   */
+  async listAll(): Promise<ListAnswer> {
+    const content = await this.content.get();
+    const kept = this.kept?.content === content ? this.kept : undefined;
+    return {
+      etag: kept?.etag ?? streamedListEtag(content),
+      send: async (req, res) => {
+        if (kept) return kept.body.send(req, res);
+        if (req.fresh) return void res.status(304).end();
+        return this.rendered(content).serve(req, res);
+      },
+    };
   }
 
   /**
@@ -38,7 +71,7 @@ export class LinksService {
    * batch is read once the previous one has been consumed, so its rows can be dropped before
    * the next arrives.
    */
-  async *batches(read: LinksBatchReader): AsyncGenerator<ListedLinkRow[]> {
+  async *batches(read: LinksBatchReader): AsyncGenerator<LinkRow[]> {
     let batch = await read(LINKS_BATCH_SIZE);
     yield batch;
     while (batch.length === LINKS_BATCH_SIZE) {
@@ -56,32 +89,35 @@ export class LinksService {
   }
 
   /**
-   * The body, from batches read in one snapshot, with the content of exactly the rows in it
-   * (the snapshot's, which may be later than the content the request read): it is served again
-   * only while the table holds exactly those rows.
+   * A render of the list joinable by a request that read `content`: one started for that
+   * content that has sent nothing yet (its rows are at least as new as the content, which had
+   * not changed between the two requests' reads), or a new one, within the renders' cap.
    */
-  private async render(): Promise<RenderedList> {
-    let count = 0;
-    let xor = 0n;
-    async function* hashed(batches: AsyncIterable<ListedLinkRow[]>) {
-      for await (const batch of batches) {
-        for (const row of batch) xor ^= BigInt(row.hash);
-        count += batch.length;
-        yield batch;
+  private rendered(content: string): SharedRender {
+    const open = this.joinable.get(content);
+    if (open?.isJoinable) return open;
+    const render = new SharedRender(KEPT_LIST_MAX_BYTES);
+    this.joinable.set(content, render);
+    this.limits
+      .run('list_render', () => this.render(render))
+      .catch((error: unknown) => render.fail(error))
+      .finally(() => {
+        if (this.joinable.get(content) === render) this.joinable.delete(content);
+      });
+    return render;
+  }
+
+  /** Renders the list into `render` from one snapshot, and keeps the body when it was kept whole. */
+  private render(render: SharedRender): Promise<void> {
+    return this.links.inOneSnapshot(async (snapshot) => {
+      // The snapshot's own content: its rows may be newer than what the request read.
+      const content = await snapshot.content();
+      render.begin(streamedListEtag(content));
+      for await (const piece of renderLinksList(this.batches(snapshot.batch))) {
+        await render.write(piece);
       }
-    }
-    const body = await this.links.inOneSnapshot((read) =>
-      renderLinksList(hashed(this.batches(read))),
-    );
-    return {
-      // A body short enough to keep is kept whole, with each compressed form once made; a
-      // longer one is sent in the pieces it was rendered in.
-      body:
-        body.length <= KEPT_LIST_MAX_BYTES
-          ? new PrecompressedBody(Buffer.concat(body.chunks, body.length))
-          : body,
-      etag: body.weakEtag(),
-      content: listContent(count, xor),
-    };
+      const kept = render.end();
+      if (kept) this.kept = { content, ...kept };
+    });
   }
 }

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import etag from 'etag';
 import { DataSource } from 'typeorm';
 import { compiledApp, RunningApi, startCompiledApi } from '../support/compiled-app';
 import { bulkLoad, createSuiteDatabase, dropSuiteDatabase } from '../support/database';
@@ -9,10 +8,9 @@ import { bulkLoad, createSuiteDatabase, dropSuiteDatabase } from '../support/dat
 const KEY = randomBytes(24).toString('base64url');
 const LINKS = 400_000;
 
-// List Links holds its whole body (~100 bytes a link) until it is sent. Made as one string, a
-// body of 400,000 links (~40 MB) took more than an 80 MB old space and aborted the process, on
-// Node 20 and 24 alike, with or without the image's young-generation bound; as bytes, outside
-// the heap, it is served (on Node 24 under that bound, with an old space of 56 MB too).
+// A List Links body of 400,000 links (~40 MB) made as one string took more than an 80 MB old
+// space and aborted the process; past the kept size it is streamed as it is read, in batches,
+// under an ETag named by the content it is read from.
 describe('List Links of a table larger than the heap bound allows as one string', () => {
   let dataSource: DataSource;
   let api: RunningApi;
@@ -42,7 +40,7 @@ describe('List Links of a table larger than the heap bound allows as one string'
     await dropSuiteDatabase(dataSource);
   });
 
-  it('serves the whole list, plain and compressed, with the ETag of its bytes', async () => {
+  it('serves the whole list, plain and compressed, under one ETag of its content', async () => {
     const get = (encoding: string, headers = {}) =>
       fetch(`${api.url}/api/data/links`, {
         headers: { Authorization: `Bearer ${KEY}`, 'Accept-Encoding': encoding, ...headers },
@@ -50,17 +48,20 @@ describe('List Links of a table larger than the heap bound allows as one string'
     const plain = await get('identity');
     expect(plain.status).toBe(200);
     const body = Buffer.from(await plain.arrayBuffer());
-    expect(plain.headers.get('etag')).toBe(etag(body, { weak: true }));
+    const tag = plain.headers.get('etag');
+    expect(tag).toMatch(/^W\/"links-v1-400000-[0-9-]+"$/);
+    expect(plain.headers.get('transfer-encoding')).toBe('chunked');
     const list = JSON.parse(body.toString()) as { data: { id: string }[]; meta: unknown };
     expect(list.meta).toEqual({ total: LINKS });
     expect(list.data.at(-1)?.id).toBe(`link-${LINKS}`);
 
     const gzip = await get('gzip');
     expect(gzip.headers.get('content-encoding')).toBe('gzip');
+    expect(gzip.headers.get('etag')).toBe(tag);
     // fetch decodes it.
     expect(Buffer.from(await gzip.arrayBuffer()).equals(body)).toBe(true);
 
-    const unchanged = await get('gzip', { 'If-None-Match': plain.headers.get('etag') });
+    const unchanged = await get('gzip', { 'If-None-Match': tag });
     expect(unchanged.status).toBe(304);
     expect(await unchanged.text()).toBe('');
     expect(api.child.exitCode).toBeNull();

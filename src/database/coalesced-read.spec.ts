@@ -1,0 +1,62 @@
+import { CoalescedRead } from './coalesced-read';
+
+/** A read whose answers the test releases one by one, each the number of reads started so far. */
+function heldReads() {
+  const pending: { resolve: (value: number) => void; reject: (error: Error) => void }[] = [];
+  let started = 0;
+  const read = () =>
+    new Promise<number>((resolve, reject) => {
+      started++;
+      const n = started;
+      pending.push({ resolve: () => resolve(n), reject });
+    });
+  return {
+    read,
+    started: () => started,
+    finish: () => pending.shift()?.resolve(0),
+    fail: () => pending.shift()?.reject(new Error('read failed')),
+  };
+}
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('CoalescedRead', () => {
+  it('starts a read for a caller when none runs', async () => {
+    const reads = heldReads();
+    const shared = new CoalescedRead(reads.read);
+    const first = shared.get();
+    expect(reads.started()).toBe(1);
+    reads.finish();
+    await expect(first).resolves.toBe(1);
+    const second = shared.get();
+    expect(reads.started()).toBe(2);
+    reads.finish();
+    await expect(second).resolves.toBe(2);
+  });
+
+  it('never hands a caller the read running when it asked: callers meanwhile share the next', async () => {
+    const reads = heldReads();
+    const shared = new CoalescedRead(reads.read);
+    const first = shared.get();
+    const waiting = [shared.get(), shared.get(), shared.get()];
+    expect(reads.started()).toBe(1);
+    reads.finish();
+    await expect(first).resolves.toBe(1);
+    await tick();
+    expect(reads.started()).toBe(2);
+    reads.finish();
+    await expect(Promise.all(waiting)).resolves.toEqual([2, 2, 2]);
+    expect(reads.started()).toBe(2);
+  });
+
+  it('starts the next read after a failed one, and shares a failure only with its own callers', async () => {
+    const reads = heldReads();
+    const shared = new CoalescedRead(reads.read);
+    const first = shared.get();
+    const second = shared.get();
+    reads.fail();
+    await expect(first).rejects.toThrow('read failed');
+    await tick();
+    reads.finish();
+    await expect(second).resolves.toBe(2);
+  });
+});
