@@ -1,0 +1,151 @@
+import { AddressInfo, connect } from 'node:net';
+import { Registry } from 'prom-client';
+import request from 'supertest';
+import { DataSource, QueryRunner } from 'typeorm';
+import { createTestApp, TestApp } from '../support/create-app';
+import { expectProblem } from '../support/problem';
+import { waitFor } from '../support/wait-for';
+
+const KEY_A = { Authorization: 'Bearer test-key-primary' };
+const KEY_B = { Authorization: 'Bearer test-key-rotated' };
+const BUSY = 'The service is busy; retry after the seconds in Retry-After';
+
+/** Holds every read of the clients table until released: requests on it stay in flight. */
+async function lockClients(dataSource: DataSource): Promise<QueryRunner> {
+  const runner = dataSource.createQueryRunner();
+  await runner.startTransaction();
+  await runner.query('LOCK TABLE clients IN ACCESS EXCLUSIVE MODE');
+  return runner;
+}
+
+async function release(runner: QueryRunner): Promise<void> {
+  await runner.commitTransaction();
+  await runner.release();
+}
+
+/** Sends requests that stay in flight while the clients table is locked. */
+const pending = (t: TestApp, path: string, headers: Record<string, string>, count: number) =>
+  Array.from({ length: count }, () => request(t.app.getHttpServer()).get(path).set(headers).then());
+
+/** Waits until `count` queries of this database wait on the lock: their requests are in flight. */
+const blockedQueries = (dataSource: DataSource, count: number) =>
+  waitFor(
+    async () => {
+      const [{ waiting }] = await dataSource.query<{ waiting: number }[]>(
+        `SELECT count(*)::int AS waiting FROM pg_stat_activity
+         WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      return waiting >= count;
+    },
+    { what: `${count} queries waiting on the lock` },
+  );
+
+async function shedCount(t: TestApp, reason: string): Promise<number> {
+  const metric = await t.app.get(Registry).getSingleMetric('http_requests_shed_total')?.get();
+  return metric?.values.find((value) => value.labels.reason === reason)?.value ?? 0;
+}
+
+describe('Limits per pod: past a cap a clean 503 or 429 at once, never a queue', () => {
+  let t: TestApp;
+  let held: QueryRunner | undefined;
+  const server = () => request(t.app.getHttpServer());
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: {
+        MAX_REQUESTS_IN_FLIGHT: '4',
+        MAX_REQUESTS_PER_KEY: '2',
+        MAX_CONCURRENT_DEEP_PAGES: '1',
+        MAX_PAGE_DEPTH: '20000',
+        RESPONSE_WRITE_TIMEOUT_MS: '1000',
+      },
+    });
+    await t.dataSource.query(`INSERT INTO links (id) VALUES ('link-0')`);
+    await t.dataSource.query(
+      `INSERT INTO clients (id, link_id, status)
+       SELECT 'client-' || g, 'link-0', 'new' FROM generate_series(1, 30) g`,
+    );
+    await t.app.listen(0, '127.0.0.1');
+  });
+  afterEach(async () => {
+    if (held) await release(held);
+    held = undefined;
+  });
+  afterAll(() => t.close());
+
+  it('answers one key past its own cap 429, while another key is still served', async () => {
+    held = await lockClients(t.dataSource);
+    const firstTwo = pending(t, '/api/data/clients/client-1', KEY_A, 2);
+    await blockedQueries(t.dataSource, 2);
+    const third = await server().get('/api/data/clients/client-1').set(KEY_A);
+    expectProblem(third, {
+      status: 429,
+      title: 'Too Many Requests',
+      detail:
+        'Too many requests of this API key are being answered at once; retry after the seconds in Retry-After',
+    });
+    expect(third.headers['retry-after']).toBe('1');
+    const otherKey = pending(t, '/api/data/clients/client-2', KEY_B, 1);
+    await release(held);
+    held = undefined;
+    for (const res of await Promise.all([...firstTwo, ...otherKey])) expect(res.status).toBe(200);
+    // The key's slots are given back when its responses close.
+    await server().get('/api/data/clients/client-1').set(KEY_A).expect(200);
+  });
+
+  it('answers 503 past the requests in flight, and the probes still answer', async () => {
+    held = await lockClients(t.dataSource);
+    const four = [
+      ...pending(t, '/api/data/clients/client-1', KEY_A, 2),
+      ...pending(t, '/api/data/clients/client-2', KEY_B, 2),
+    ];
+    await blockedQueries(t.dataSource, 4);
+    const fifth = await server().get('/api/data/links');
+    expect(fifth.status).toBe(503);
+    expect(fifth.headers['retry-after']).toBe('1');
+    expect(fifth.body).toMatchObject({ status: 503, detail: BUSY });
+    await server().get('/health/live').expect(200);
+    await release(held);
+    held = undefined;
+    for (const res of await Promise.all(four)) expect(res.status).toBe(200);
+    await server().get('/api/data/links').set(KEY_A).expect(200);
+  });
+
+  it('runs one deep page at a time: a second one at once is a 503, a shallow one is served', async () => {
+    held = await lockClients(t.dataSource);
+    const deep = '/api/data/clients?page=101&limit=100';
+    const [first] = pending(t, deep, KEY_A, 1);
+    await blockedQueries(t.dataSource, 1);
+    const second = await server().get(deep).set(KEY_B);
+    expectProblem(second, { status: 503, title: 'Service Unavailable', detail: BUSY });
+    expect(second.headers['retry-after']).toBe('1');
+    const shallow = pending(t, '/api/data/clients?page=1&limit=10', KEY_B, 1);
+    await release(held);
+    held = undefined;
+    expect((await first).status).toBe(200);
+    expect((await shallow[0]).status).toBe(200);
+  });
+
+  it('cuts a response whose client stops reading, after the write timeout', async () => {
+    // Enough links that the body outgrows the socket buffers of both ends.
+    await t.dataSource.query(
+      `INSERT INTO links (id) SELECT 'link-' || lpad(g::text, 200, '0') FROM generate_series(1, 60000) g`,
+    );
+    const { port } = t.app.getHttpServer().address() as AddressInfo;
+    const before = await shedCount(t, 'write_timeout');
+    const socket = connect(port, '127.0.0.1');
+    let closed = false;
+    socket.on('close', () => (closed = true)).on('error', () => undefined);
+    socket.write(
+      `GET /api/data/links HTTP/1.1\r\nHost: x\r\nAuthorization: ${KEY_A.Authorization}\r\n\r\n`,
+    );
+    socket.pause();
+    await waitFor(async () => (await shedCount(t, 'write_timeout')) > before, {
+      what: 'the stalled response to be cut',
+    });
+    socket.resume();
+    await waitFor(() => closed, { what: 'the connection to close' });
+    // The key's slot and the request's were given back with the cut response.
+    await server().get('/api/data/clients/client-1').set(KEY_A).expect(200);
+  }, 30000);
+});
