@@ -96,15 +96,52 @@ describe('Rate limits when Redis goes away and comes back', () => {
   it('returns to Redis once it is back, saying so once', async () => {
     await redis.flushall();
     await proxy.up();
-    await waitFor(async () => (await gauge()) === '1', {
+    // A request probes Redis once a second; its success closes the breaker.
+    await waitFor(async () => (await get('test-key-primary')) && (await gauge()) === '1', {
       what: 'the Redis gauge to read 1',
       intervalMs: 100,
     });
+    await redis.flushall();
     expect(await statuses('test-key-rotated', 1)).toEqual([200]);
     expect(await storedKeys()).toHaveLength(1);
     expect(messages(log).filter((message) => message.startsWith('Redis is back'))).toHaveLength(1);
     expect(
       messages(warn).filter((message) => message.startsWith('Redis unavailable')),
     ).toHaveLength(1);
+  });
+
+  it('costs a request at most a few ms while Redis hangs, one request probing it', async () => {
+    server.kill('SIGSTOP');
+    try {
+      const rounds: number[][] = [];
+      // Past two probe intervals: the probes wait, the requests beside them do not.
+      const until = Date.now() + 2500;
+      while (Date.now() < until) {
+        rounds.push(
+          await Promise.all(
+            Array.from({ length: 20 }, async () => {
+              const started = performance.now();
+              const res = await get('test-key-primary');
+              expect([200, 429]).toContain(res.status);
+              return performance.now() - started;
+            }),
+          ),
+        );
+      }
+      // The first requests wait out one command timeout; then the breaker answers from memory.
+      expect(Math.max(...rounds.flat())).toBeLessThan(500);
+      const later = rounds
+        .slice(1)
+        .flat()
+        .sort((a, b) => a - b);
+      expect(later[Math.floor(later.length / 2)]).toBeLessThan(50);
+      expect(await gauge()).toBe('0');
+    } finally {
+      server.kill('SIGCONT');
+    }
+    await waitFor(async () => (await get('test-key-primary')) && (await gauge()) === '1', {
+      what: 'the Redis gauge to read 1 again',
+      intervalMs: 100,
+    });
   });
 });
