@@ -39,6 +39,7 @@ describe('validateEnv', () => {
       REDIS_KEY_PREFIX: 'links-clients:',
       DATABASE_REPLICA_URLS: [],
       DATABASE_PREPARED_STATEMENTS: true,
+      DATABASE_ALLOW_UNVERIFIED: false,
       LOG_LEVEL: 'info',
       LOG_FORMAT: 'json',
       HEALTH_TIMEOUT_MS: 1000,
@@ -64,6 +65,7 @@ describe('validateEnv', () => {
       CORS_ORIGINS: 'https://a.example, http://localhost:8080',
       DATABASE_REPLICA_URLS: 'postgres://r1/db, postgres://r2/db',
       DATABASE_PREPARED_STATEMENTS: 'false',
+      DATABASE_ALLOW_UNVERIFIED: 'true',
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'pretty',
       HEALTH_TIMEOUT_MS: '300',
@@ -89,6 +91,7 @@ describe('validateEnv', () => {
       CORS_ORIGINS: ['https://a.example', 'http://localhost:8080'],
       DATABASE_REPLICA_URLS: ['postgres://r1/db', 'postgres://r2/db'],
       DATABASE_PREPARED_STATEMENTS: false,
+      DATABASE_ALLOW_UNVERIFIED: true,
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'pretty',
       HEALTH_TIMEOUT_MS: 300,
@@ -241,20 +244,35 @@ describe('validateEnv', () => {
     ['false', false],
     ['0', 0],
     ['1', 1],
+    ['10', 10],
     ['10.0.0.0/8', ['10.0.0.0/8']],
     [' 10.1.2.3 , fd00::/8,loopback', ['10.1.2.3', 'fd00::/8', 'loopback']],
   ])('maps TRUST_PROXY=%j to Express trust proxy %j', (value, expected) => {
     expect(validateEnv({ ...VALID, TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
   });
 
-  it.each(['true', 'yes', '1.5', '-1', '10.0.0.0/33', '10.0.0/8', 'proxy.example', '10.0.0.1,,x'])(
-    'rejects TRUST_PROXY=%j with a clear message',
-    (value) => {
-      expect(() => validateEnv({ ...VALID, TRUST_PROXY: value })).toThrow(
-        'TRUST_PROXY must be a hop count (e.g. 1) or comma-separated proxy addresses or CIDRs',
-      );
-    },
-  );
+  it.each([
+    'true',
+    'yes',
+    '1.5',
+    '-1',
+    '11',
+    '1000',
+    '10.0.0.0/33',
+    '10.0.0/8',
+    'proxy.example',
+    '10.0.0.1,,x',
+  ])('rejects TRUST_PROXY=%j with a clear message', (value) => {
+    expect(() => validateEnv({ ...VALID, TRUST_PROXY: value })).toThrow(
+      'TRUST_PROXY must be a hop count from 0 to 10 (e.g. 1) or comma-separated proxy addresses or CIDRs',
+    );
+  });
+
+  it('refuses a previous cursor secret equal to the current one', () => {
+    expect(() => validateEnv({ ...VALID, CURSOR_SECRET_PREVIOUS: SECRET })).toThrow(
+      'CURSOR_SECRET_PREVIOUS must differ from CURSOR_SECRET',
+    );
+  });
 
   it('names several invalid variables at once', () => {
     let message = '';
@@ -275,6 +293,7 @@ describe('validateDatabaseEnv', () => {
       DATABASE_TIMEOUT_MS: 5000,
       DATABASE_REPLICA_URLS: [],
       DATABASE_PREPARED_STATEMENTS: true,
+      DATABASE_ALLOW_UNVERIFIED: false,
     });
     expect(() => validateDatabaseEnv({})).toThrow('DATABASE_URL is required');
   });
