@@ -6,11 +6,15 @@ import { weakApiKeyProblems, weakCursorSecretProblems } from './config/weak-secr
 import { unverifiedDatabaseProblems } from './config/unverified-database';
 import { splitList } from './config/env-decorators';
 import { validateEnvSections } from './config/env';
+import { readSecretFiles } from './config/secret-files';
 import { startApi } from './start-api';
 
 // One message for every problem: the weak secrets together with any other invalid variable.
 async function refuseInvalidEnvironment(): Promise<void> {
+  // First, so the checks below see secrets given as files.
+  const secretFileProblems = readSecretFiles(process.env);
   validateEnvSections(process.env, [
+    ...secretFileProblems,
     ...weakApiKeyProblems(splitList(process.env.API_KEYS ?? '')),
     ...weakCursorSecretProblems(process.env),
     ...unverifiedDatabaseProblems(process.env),
