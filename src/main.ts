@@ -8,6 +8,7 @@ import { splitList } from './config/env-decorators';
 import { validateEnvSections } from './config/env';
 import { readSecretFiles } from './config/secret-files';
 import { startApi } from './start-api';
+import { MetricsServer } from './metrics/metrics-server';
 
 // One message for every problem: the weak secrets together with any other invalid variable.
 async function refuseInvalidEnvironment(): Promise<void> {
@@ -34,6 +35,7 @@ refuseInvalidEnvironment()
     const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
     const logger = new Logger('Main');
     logger.log(`Links and Clients API listening on ${url} (V8 heap limit ${heapLimitMb} MB)`);
+    logger.log(`Prometheus metrics on port ${app.get(MetricsServer).port}, path /metrics`);
     const warnings = [unboundedYoungGenerationWarning(process.env.NODE_OPTIONS, process.execArgv)];
     for (const warning of warnings) if (warning) logger.warn(warning);
   })

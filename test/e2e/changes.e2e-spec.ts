@@ -3,6 +3,7 @@ import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { asClientJson, asLinkJson } from '../support/expected';
 import { ClientRow, insertClients, insertLinks, LinkRow } from '../support/fixtures';
+import { scrapeMetrics } from '../support/metrics';
 
 const LINKS: LinkRow[] = ['l-b', 'L-a', 'l-a'].map((id, i) => ({
   id,
@@ -48,7 +49,7 @@ describe('Change feeds', () => {
   }
 
   const safePointLag = async () => {
-    const metrics = (await request(t.app.getHttpServer()).get('/metrics').expect(200)).text;
+    const metrics = await scrapeMetrics(t.app);
     return Number(/^change_feed_safe_point_lag_seconds (\S+)$/m.exec(metrics)?.[1]);
   };
 

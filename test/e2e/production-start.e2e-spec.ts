@@ -50,6 +50,7 @@ describe('production start', () => {
         ...baseEnv,
         DATABASE_URL: databaseUrl.toString(),
         PORT: '0',
+        METRICS_PORT: '0',
         API_KEYS: [key, ...weak].join(','),
       },
     }).catch((error) => error);
@@ -128,6 +129,7 @@ describe('production start', () => {
     API_KEYS: key,
     CURSOR_SECRET: 'prod-cursor-secret-0123456789abcdef',
     PORT: '0',
+    METRICS_PORT: '0',
     SHUTDOWN_DRAIN_DELAY_MS: '100',
   };
 
