@@ -43,7 +43,7 @@ describe('Container runtime stage, reproduced', () => {
       // may not know the percentage flag, so it is checked here and by the manifests test.
       expect.stringMatching(/^ENV NODE_OPTIONS="--max-old-space-size-percentage=\d+ /),
       'USER node',
-      'EXPOSE 3000',
+      'EXPOSE 3000 9464',
       'CMD ["node", "dist/main.js"]',
     ]);
   });
