@@ -29,6 +29,17 @@ describe('readSecretFiles', () => {
     expect(env).toEqual({ CURSOR_SECRET: 'abc\n', API_KEYS: 'k1,k2' });
   });
 
+  it('reads an empty file as unset, as an empty variable is (an unused key of a Secret)', () => {
+    const secret = 'cursor-secret-of-at-least-32-chars';
+    const [, paging] = validateEnvSections({
+      API_KEYS: 'k1',
+      DATABASE_URL: 'postgres://u@localhost/db',
+      CURSOR_SECRET: secret,
+      CURSOR_SECRET_PREVIOUS_FILE: file('previous', '\n'),
+    }) as [unknown, { CURSOR_SECRET_PREVIOUS?: string }];
+    expect(paging.CURSOR_SECRET_PREVIOUS).toBeUndefined();
+  });
+
   it('refuses a variable set both ways, and a file it cannot read, naming each', () => {
     const env = {
       API_KEYS: 'k1',
