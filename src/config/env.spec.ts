@@ -30,6 +30,7 @@ describe('validateEnv', () => {
       API_KEYS: ['k1'],
       CURSOR_SECRET: SECRET,
       PORT: 3000,
+      METRICS_PORT: 9464,
       COUNT_CACHE_TTL_MS: 2000,
       DATABASE_TIMEOUT_MS: 5000,
       KEY_CACHE_TTL_MS: 10000,
@@ -53,6 +54,7 @@ describe('validateEnv', () => {
     const env = validateEnv({
       ...VALID,
       PORT: '8080',
+      METRICS_PORT: '9100',
       CURSOR_SECRET_PREVIOUS: 'previous-cursor-secret-32-chars-x',
       COUNT_CACHE_TTL_MS: '0',
       DATABASE_TIMEOUT_MS: '250',
@@ -80,6 +82,7 @@ describe('validateEnv', () => {
       CURSOR_SECRET: SECRET,
       CURSOR_SECRET_PREVIOUS: 'previous-cursor-secret-32-chars-x',
       PORT: 8080,
+      METRICS_PORT: 9100,
       COUNT_CACHE_TTL_MS: 0,
       DATABASE_TIMEOUT_MS: 250,
       KEY_CACHE_TTL_MS: 500,
@@ -266,6 +269,13 @@ describe('validateEnv', () => {
     expect(() => validateEnv({ ...VALID, TRUST_PROXY: value })).toThrow(
       'TRUST_PROXY must be a hop count from 0 to 10 (e.g. 1) or comma-separated proxy addresses or CIDRs',
     );
+  });
+
+  it('refuses a metrics port equal to the HTTP port, unless both are any free port', () => {
+    expect(() => validateEnv({ ...VALID, PORT: '9464' })).toThrow(
+      'METRICS_PORT must differ from PORT: /metrics has a port of its own',
+    );
+    expect(validateEnv({ ...VALID, PORT: '0', METRICS_PORT: '0' }).METRICS_PORT).toBe(0);
   });
 
   it('refuses a previous cursor secret equal to the current one', () => {
