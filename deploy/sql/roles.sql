@@ -59,7 +59,8 @@ FROM (VALUES (:'owner_role', :'owner_password', 'owner_password'),
              (:'api_role', :'api_password', 'api_password')) AS r (name, password, variable)
 \gexec
 
-GRANT CONNECT ON DATABASE :"DBNAME" TO :"owner_role", :"api_role";
+-- The administrator running this too, should it have connected through PUBLIC.
+GRANT CONNECT ON DATABASE :"DBNAME" TO :"owner_role", :"api_role", CURRENT_USER;
 -- Only the roles named connect, and none makes temporary tables (one named like a feed's table,
 -- written in a transaction left open, could hold the feeds back before they matched by OID).
 SELECT format('GRANT CONNECT ON DATABASE %I TO %I', :'DBNAME', trim(r))
