@@ -30,5 +30,6 @@ COPY --from=build /app/dist ./dist
 ENV NODE_OPTIONS="--max-old-space-size-percentage=50 --max-semi-space-size=8"
 # Files stay root-owned, so the app cannot rewrite its own code.
 USER node
-EXPOSE 3000
+# The API, and the Prometheus scrape (METRICS_PORT).
+EXPOSE 3000 9464
 CMD ["node", "dist/main.js"]

@@ -100,6 +100,8 @@ export function startServer(script, env, port, nodeArgs = []) {
       PATH: process.env.PATH,
       NODE_ENV: 'production',
       PORT: String(port),
+      // Any free port for the scrape: servers of a run may overlap.
+      METRICS_PORT: '0',
       // Measurements are of throughput, not of the flood guard: neither for the key, nor for
       // the soak's wrong keys (a twentieth of its requests: the default 6,000 a minute per IP
       // at 2,000 req/s).

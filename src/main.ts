@@ -1,25 +1,30 @@
 import { Logger } from '@nestjs/common';
 import { getHeapStatistics } from 'node:v8';
 import { unboundedYoungGenerationWarning } from './garbage-collection';
-import { unencryptedDatabaseWarning } from './database/ssl-mode';
 import { shutDownGracefully } from './health/graceful-shutdown';
 import { weakApiKeyProblems, weakCursorSecretProblems } from './config/weak-secrets';
+import { unverifiedDatabaseProblems } from './config/unverified-database';
 import { splitList } from './config/env-decorators';
-import { DatabaseEnv } from './config/database.env';
 import { validateEnvSections } from './config/env';
+import { readSecretFiles } from './config/secret-files';
 import { startApi } from './start-api';
+import { MetricsServer } from './metrics/metrics-server';
 
 // One message for every problem: the weak secrets together with any other invalid variable.
 async function refuseInvalidEnvironment(): Promise<void> {
+  // First, so the checks below see secrets given as files.
+  const secretFileProblems = readSecretFiles(process.env);
   validateEnvSections(process.env, [
+    ...secretFileProblems,
     ...weakApiKeyProblems(splitList(process.env.API_KEYS ?? '')),
     ...weakCursorSecretProblems(process.env),
+    ...unverifiedDatabaseProblems(process.env),
   ]);
 }
 
 // Production start (`npm run start:prod`, docs/operations.md, Production path): no embedded database, no seeding and
 // no implicit migrations. A bad environment ends in one message naming each variable, exit 1.
-// Weak keys and cursor secrets are refused here, in the production entry point only, so no
+// Weak keys and cursor secrets, and unverified remote databases, are refused here, in the production entry point only, so no
 // setting can skip it; the development start and the tests (which boot the app module
 // directly) use short keys.
 refuseInvalidEnvironment()
@@ -30,15 +35,8 @@ refuseInvalidEnvironment()
     const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
     const logger = new Logger('Main');
     logger.log(`Links and Clients API listening on ${url} (V8 heap limit ${heapLimitMb} MB)`);
-    const { DATABASE_URL, DATABASE_REPLICA_URLS } = app.get(DatabaseEnv);
-    const databases = [
-      { variable: 'DATABASE_URL', url: DATABASE_URL },
-      ...DATABASE_REPLICA_URLS.map((url) => ({ variable: 'DATABASE_REPLICA_URLS', url })),
-    ];
-    const warnings = [
-      unboundedYoungGenerationWarning(process.env.NODE_OPTIONS, process.execArgv),
-      unencryptedDatabaseWarning(databases, process.env.PGSSLMODE),
-    ];
+    logger.log(`Prometheus metrics on port ${app.get(MetricsServer).port}, path /metrics`);
+    const warnings = [unboundedYoungGenerationWarning(process.env.NODE_OPTIONS, process.execArgv)];
     for (const warning of warnings) if (warning) logger.warn(warning);
   })
   .catch((error: unknown) => {

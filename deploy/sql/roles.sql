@@ -7,7 +7,9 @@
 -- created). It is idempotent; a password is needed only to create a role or to change it:
 --   psql "postgres://admin@db.example.com/links_clients?sslmode=verify-full&sslrootcert=ca.pem" \
 --     -v owner_password="$OWNER_PASSWORD" -v api_password="$API_PASSWORD" -f deploy/sql/roles.sql
--- Optional: -v owner_role=… -v api_role=… (other names), -v statement_timeout=… (default 5s).
+-- Optional: -v owner_role=… -v api_role=… (other names), -v statement_timeout=… (default 5s),
+-- -v idle_timeout=… (default 1min), -v connection_limit=… (default 150),
+-- -v connect_roles=writer1,writer2 (roles that still connect once PUBLIC may not).
 \set ON_ERROR_STOP on
 \if :{?owner_role}
 \else
@@ -29,6 +31,18 @@
 \else
 \set statement_timeout 5s
 \endif
+\if :{?idle_timeout}
+\else
+\set idle_timeout 1min
+\endif
+\if :{?connection_limit}
+\else
+\set connection_limit 150
+\endif
+\if :{?connect_roles}
+\else
+\set connect_roles ''
+\endif
 
 -- No password in this file: a missing role is created only with the one given on the command
 -- line, and an existing role keeps its password unless a new one is given (rotation).
@@ -45,7 +59,14 @@ FROM (VALUES (:'owner_role', :'owner_password', 'owner_password'),
              (:'api_role', :'api_password', 'api_password')) AS r (name, password, variable)
 \gexec
 
-GRANT CONNECT ON DATABASE :"DBNAME" TO :"owner_role", :"api_role";
+-- The administrator running this too, should it have connected through PUBLIC.
+GRANT CONNECT ON DATABASE :"DBNAME" TO :"owner_role", :"api_role", CURRENT_USER;
+-- Only the roles named connect, and none makes temporary tables (one named like a feed's table,
+-- written in a transaction left open, could hold the feeds back before they matched by OID).
+SELECT format('GRANT CONNECT ON DATABASE %I TO %I', :'DBNAME', trim(r))
+FROM unnest(string_to_array(:'connect_roles', ',')) AS r WHERE trim(r) <> ''
+\gexec
+REVOKE CONNECT, TEMPORARY ON DATABASE :"DBNAME" FROM PUBLIC;
 -- PostgreSQL 14 and older let every role create objects in public; 15 already does not.
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE, CREATE ON SCHEMA public TO :"owner_role";
@@ -66,6 +87,10 @@ WHERE pg_has_role(:'api_role', 'pg_read_all_stats', 'USAGE')
 \gexec
 -- Behind a pooler that drops startup parameters, this holds what the API asks for at connect.
 ALTER ROLE :"api_role" SET statement_timeout = :'statement_timeout';
+-- A session left idle in a transaction is ended, and the API's pods cannot take every
+-- connection of the server (10 replicas at most, about 12 connections each, plus a rollout).
+ALTER ROLE :"api_role" SET idle_in_transaction_session_timeout = :'idle_timeout';
+ALTER ROLE :"api_role" CONNECTION LIMIT :connection_limit;
 -- Earlier releases set plan_cache_mode here; the API now chooses which statements keep a plan.
 ALTER ROLE :"api_role" RESET plan_cache_mode;
 

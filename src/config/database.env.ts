@@ -47,4 +47,9 @@ export class DatabaseEnv {
   // before 1.21): every query then runs unnamed.
   @ExactBoolean()
   DATABASE_PREPARED_STATEMENTS = true;
+
+  // The production start refuses a database on another host without sslmode=verify-full
+  // unless this says an unchecked (or unencrypted) connection is meant.
+  @ExactBoolean()
+  DATABASE_ALLOW_UNVERIFIED = false;
 }

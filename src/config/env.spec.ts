@@ -30,6 +30,7 @@ describe('validateEnv', () => {
       API_KEYS: ['k1'],
       CURSOR_SECRET: SECRET,
       PORT: 3000,
+      METRICS_PORT: 9464,
       COUNT_CACHE_TTL_MS: 2000,
       DATABASE_TIMEOUT_MS: 5000,
       KEY_CACHE_TTL_MS: 10000,
@@ -39,6 +40,7 @@ describe('validateEnv', () => {
       REDIS_KEY_PREFIX: 'links-clients:',
       DATABASE_REPLICA_URLS: [],
       DATABASE_PREPARED_STATEMENTS: true,
+      DATABASE_ALLOW_UNVERIFIED: false,
       LOG_LEVEL: 'info',
       LOG_FORMAT: 'json',
       HEALTH_TIMEOUT_MS: 1000,
@@ -59,6 +61,7 @@ describe('validateEnv', () => {
     const env = validateEnv({
       ...VALID,
       PORT: '8080',
+      METRICS_PORT: '9100',
       CURSOR_SECRET_PREVIOUS: 'previous-cursor-secret-32-chars-x',
       COUNT_CACHE_TTL_MS: '0',
       DATABASE_TIMEOUT_MS: '250',
@@ -71,6 +74,7 @@ describe('validateEnv', () => {
       CORS_ORIGINS: 'https://a.example, http://localhost:8080',
       DATABASE_REPLICA_URLS: 'postgres://r1/db, postgres://r2/db',
       DATABASE_PREPARED_STATEMENTS: 'false',
+      DATABASE_ALLOW_UNVERIFIED: 'true',
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'pretty',
       HEALTH_TIMEOUT_MS: '300',
@@ -92,6 +96,7 @@ describe('validateEnv', () => {
       CURSOR_SECRET: SECRET,
       CURSOR_SECRET_PREVIOUS: 'previous-cursor-secret-32-chars-x',
       PORT: 8080,
+      METRICS_PORT: 9100,
       COUNT_CACHE_TTL_MS: 0,
       DATABASE_TIMEOUT_MS: 250,
       KEY_CACHE_TTL_MS: 500,
@@ -103,6 +108,7 @@ describe('validateEnv', () => {
       CORS_ORIGINS: ['https://a.example', 'http://localhost:8080'],
       DATABASE_REPLICA_URLS: ['postgres://r1/db', 'postgres://r2/db'],
       DATABASE_PREPARED_STATEMENTS: false,
+      DATABASE_ALLOW_UNVERIFIED: true,
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'pretty',
       HEALTH_TIMEOUT_MS: 300,
@@ -262,20 +268,42 @@ describe('validateEnv', () => {
     ['false', false],
     ['0', 0],
     ['1', 1],
+    ['10', 10],
     ['10.0.0.0/8', ['10.0.0.0/8']],
     [' 10.1.2.3 , fd00::/8,loopback', ['10.1.2.3', 'fd00::/8', 'loopback']],
   ])('maps TRUST_PROXY=%j to Express trust proxy %j', (value, expected) => {
     expect(validateEnv({ ...VALID, TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
   });
 
-  it.each(['true', 'yes', '1.5', '-1', '10.0.0.0/33', '10.0.0/8', 'proxy.example', '10.0.0.1,,x'])(
-    'rejects TRUST_PROXY=%j with a clear message',
-    (value) => {
-      expect(() => validateEnv({ ...VALID, TRUST_PROXY: value })).toThrow(
-        'TRUST_PROXY must be a hop count (e.g. 1) or comma-separated proxy addresses or CIDRs',
-      );
-    },
-  );
+  it.each([
+    'true',
+    'yes',
+    '1.5',
+    '-1',
+    '11',
+    '1000',
+    '10.0.0.0/33',
+    '10.0.0/8',
+    'proxy.example',
+    '10.0.0.1,,x',
+  ])('rejects TRUST_PROXY=%j with a clear message', (value) => {
+    expect(() => validateEnv({ ...VALID, TRUST_PROXY: value })).toThrow(
+      'TRUST_PROXY must be a hop count from 0 to 10 (e.g. 1) or comma-separated proxy addresses or CIDRs',
+    );
+  });
+
+  it('refuses a metrics port equal to the HTTP port, unless both are any free port', () => {
+    expect(() => validateEnv({ ...VALID, PORT: '9464' })).toThrow(
+      'METRICS_PORT must differ from PORT: /metrics has a port of its own',
+    );
+    expect(validateEnv({ ...VALID, PORT: '0', METRICS_PORT: '0' }).METRICS_PORT).toBe(0);
+  });
+
+  it('refuses a previous cursor secret equal to the current one', () => {
+    expect(() => validateEnv({ ...VALID, CURSOR_SECRET_PREVIOUS: SECRET })).toThrow(
+      'CURSOR_SECRET_PREVIOUS must differ from CURSOR_SECRET',
+    );
+  });
 
   it('names several invalid variables at once', () => {
     let message = '';
@@ -296,6 +324,7 @@ describe('validateDatabaseEnv', () => {
       DATABASE_TIMEOUT_MS: 5000,
       DATABASE_REPLICA_URLS: [],
       DATABASE_PREPARED_STATEMENTS: true,
+      DATABASE_ALLOW_UNVERIFIED: false,
     });
     expect(() => validateDatabaseEnv({})).toThrow('DATABASE_URL is required');
   });

@@ -7,6 +7,7 @@ import { LimitsEnv } from './limits.env';
 import { OperationsEnv } from './operations.env';
 import { PagingEnv } from './paging.env';
 import { RateLimitEnv } from './rate-limit.env';
+import { readSecretFiles } from './secret-files';
 
 /** The environment by concern; each section is injected where it is used (config.module.ts). */
 export const ENV_SECTIONS = [
@@ -25,13 +26,13 @@ const API_KEYS_REQUIRED =
 /**
  * Validates the environment, throwing one error that names every missing or invalid variable
  * (and `otherProblems`, the production start's own). An empty value counts as unset, so `PORT=`
- * means the default.
+ * means the default. Secrets given as files (`<NAME>_FILE`) are read into `raw` first.
  */
 export function validateEnvSections(
   raw: Record<string, unknown>,
   otherProblems: string[] = [],
 ): object[] {
-  const problems: string[] = [];
+  const problems = readSecretFiles(raw);
   const sections = ENV_SECTIONS.map((shape: new () => object) =>
     parseSection(shape, raw, problems),
   );
@@ -48,7 +49,7 @@ export function validateEnvSections(
 }
 
 export function validateDatabaseEnv(raw: Record<string, unknown>): DatabaseEnv {
-  const problems: string[] = [];
+  const problems = readSecretFiles(raw);
   const env = parseSection(DatabaseEnv, raw, problems);
   if (problems.length > 0) {
     throw new Error(`Invalid environment:\n  - ${problems.join('\n  - ')}`);

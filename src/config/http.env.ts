@@ -8,6 +8,17 @@ export class HttpEnv {
   @IntegerFrom(0, 65535)
   PORT = 3000;
 
+  // The Prometheus scrape's own port (0: any free port, as the tests use).
+  @IntegerFrom(0, 65535)
+  @ValidateBy({
+    name: 'differsFromPort',
+    validator: {
+      validate: (port, args) => port === 0 || port !== (args?.object as HttpEnv).PORT,
+      defaultMessage: () => 'METRICS_PORT must differ from PORT: /metrics has a port of its own',
+    },
+  })
+  METRICS_PORT = 9464;
+
   // Origins allowed to call the API from a browser; unset, CORS is off.
   @IsOptional()
   @CommaList()

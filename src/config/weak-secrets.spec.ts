@@ -9,7 +9,7 @@ import {
 } from './weak-secrets';
 
 describe('weakApiKeyProblems (the production start)', () => {
-  const strong = 'k3Y'.repeat(11);
+  const strong = 'k3Y7qPz9WbN2'.repeat(3);
 
   it('names each unfit entry by position, never by value', () => {
     const problems = weakApiKeyProblems([
@@ -33,7 +33,14 @@ describe('weakApiKeyProblems (the production start)', () => {
   });
 
   it('accepts keys of 32 characters and more', () => {
-    expect(weakApiKeyProblems([strong, 'a'.repeat(32)])).toEqual([]);
+    expect(weakApiKeyProblems([strong, strong.slice(0, 32)])).toEqual([]);
+  });
+
+  it('refuses keys with too few distinct characters to have been generated', () => {
+    expect(weakApiKeyProblems([strong, 'a'.repeat(32), '0123456789'.slice(1).repeat(4)])).toEqual([
+      'API_KEYS entry 2 has fewer than 10 distinct characters: generate one, e.g. openssl rand -base64 48',
+      'API_KEYS entry 3 has fewer than 10 distinct characters: generate one, e.g. openssl rand -base64 48',
+    ]);
   });
 
   const readmeKey = 'demo_RG7qMaAVsJik2EzwH8jI6oYjPSpU6dT-';

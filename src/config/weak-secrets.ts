@@ -24,8 +24,8 @@ export const EXAMPLE_API_KEYS: readonly string[] = [
 ];
 
 /**
- * Why each API_KEYS entry is unfit for production: too short, a placeholder, a published example
- * or a development demo key. Entries are named by position (1-based), never printed.
+ * Why each API_KEYS entry is unfit for production: too short, a placeholder, a published example,
+ * a development demo key or too plain to have been generated. Entries are named by position (1-based), never printed.
  */
 export function weakApiKeyProblems(keys: readonly string[]): string[] {
   return keys.flatMap((key, index) => {
@@ -39,12 +39,17 @@ export function weakApiKeyProblems(keys: readonly string[]): string[] {
     // Only the development start makes such keys; each checkout keeps its own, unlisted here.
     if (key.startsWith(DEMO_KEY_PREFIX))
       return [`${entry} is a development demo key (starts with "${DEMO_KEY_PREFIX}")`];
+    if (isTooPlain(key)) return [`${entry} ${TOO_PLAIN}`];
     return [];
   });
 }
 
 // Random text of 32 characters or more (`openssl rand -base64 48`) holds far more than this.
 const MIN_DISTINCT_CHARACTERS = 10;
+const TOO_PLAIN = `has fewer than ${MIN_DISTINCT_CHARACTERS} distinct characters: generate one, e.g. openssl rand -base64 48`;
+
+/** Too few distinct characters to have been generated: `x` repeated, spaces, `abab…`. */
+const isTooPlain = (secret: string) => new Set(secret).size < MIN_DISTINCT_CHARACTERS;
 
 /**
  * Why CURSOR_SECRET or CURSOR_SECRET_PREVIOUS is unfit for production, if it is: a placeholder,
@@ -57,11 +62,7 @@ export function weakCursorSecretProblems(env: Record<string, string | undefined>
     if (!secret) return [];
     if (isPlaceholder(secret))
       return [`${name} is a placeholder (contains "change-me" or a variant)`];
-    if (new Set(secret).size < MIN_DISTINCT_CHARACTERS) {
-      return [
-        `${name} has fewer than ${MIN_DISTINCT_CHARACTERS} distinct characters: generate one, e.g. openssl rand -base64 48`,
-      ];
-    }
+    if (isTooPlain(secret)) return [`${name} ${TOO_PLAIN}`];
     return [];
   });
 }

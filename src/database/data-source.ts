@@ -6,6 +6,7 @@ import { StampChangesForFeeds1767484800000 } from './migrations/1767484800000-St
 import { CoverListPages1767571200000 } from './migrations/1767571200000-CoverListPages';
 import { ReadWritersPrivately1767657600000 } from './migrations/1767657600000-ReadWritersPrivately';
 import { WaitForTableWritersOnly1767744000000 } from './migrations/1767744000000-WaitForTableWritersOnly';
+import { WaitForOwnTableWriters1767830400000 } from './migrations/1767830400000-WaitForOwnTableWriters';
 import { withLibpqSslMode } from './ssl-mode';
 
 export interface DatabaseSettings {
@@ -46,6 +47,7 @@ export function dataSourceOptions({
       CoverListPages1767571200000,
       ReadWritersPrivately1767657600000,
       WaitForTableWritersOnly1767744000000,
+      WaitForOwnTableWriters1767830400000,
     ],
     // Each migration in its own transaction, or none where it builds indexes concurrently.
     migrationsTransactionMode: 'each',

@@ -120,9 +120,12 @@ function parse(args: string[], options: ParseArgsConfig['options'] = {}, maxPosi
  */
 async function withDatabase(work: (keys: ApiKeyCommands) => Promise<void>): Promise<void> {
   // Loaded only when needed: production images have no embedded PostgreSQL.
-  const development = process.env.DATABASE_URL
-    ? undefined
-    : await (await import('../dev/embedded-database.js')).useDevelopmentDatabaseUnlessConfigured();
+  const development =
+    process.env.DATABASE_URL || process.env.DATABASE_URL_FILE
+      ? undefined
+      : await (
+          await import('../dev/embedded-database.js')
+        ).useDevelopmentDatabaseUnlessConfigured();
   const dataSource = standaloneDataSource();
   try {
     await dataSource.initialize();

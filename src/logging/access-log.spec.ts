@@ -98,13 +98,21 @@ describe('the access log', () => {
     expect(JSON.stringify(lines)).not.toMatch(/%22|secret/);
   });
 
-  it('leaves probes and scrapes out, in any case as the router matches them', async () => {
-    for (const url of ['/health/live', '/health/ready?x', '/metrics', '/HEALTH/Live']) {
+  it('leaves probes out, in any case as the router matches them', async () => {
+    for (const url of ['/health/live', '/health/ready?x', '/HEALTH/Live']) {
       const { req, res } = exchange(url);
       logRequest(req, res, '<unmatched>', 1);
     }
     await written();
     expect(lines).toHaveLength(0);
+  });
+
+  // The scrape has a port of its own: on the public one, /metrics is a probe worth a line.
+  it('logs a request for /metrics on the public port', async () => {
+    const { req, res } = exchange('/metrics');
+    logRequest(req, res, '<unmatched>', 1);
+    await written();
+    expect(lines).toEqual([expect.objectContaining({ path: '/metrics' })]);
   });
 
   // pino-http's middleware made a child logger per request (and kept two arrays, three

@@ -6,8 +6,8 @@ import { requestIdOf } from '../http/request-id';
 
 export const UNMATCHED_ROUTE = '<unmatched>';
 
-// Probes and scrapes arrive every few seconds from every replica; their lines would drown the rest.
-const UNLOGGED_PATHS = /^\/(health\/(live|ready)|metrics)\/?(\?|$)/i;
+// Probes arrive every few seconds from every replica; their lines would drown the rest.
+const UNLOGGED_PATHS = /^\/health\/(live|ready)\/?(\?|$)/i;
 
 /**
  * The route template that served a request (`/api/data/clients/:id`), never the raw path: ids

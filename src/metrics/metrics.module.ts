@@ -2,7 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { DatabaseModule } from '../database/database.module';
 import { HttpMetrics } from './http-metrics';
-import { MetricsController } from './metrics.controller';
+import { MetricsServer } from './metrics-server';
 import { PoolMetrics } from './pool-metrics';
 
 // Global: the registry serves modules that report their own state (the rate limiter's Redis).
@@ -22,8 +22,8 @@ import { PoolMetrics } from './pool-metrics';
     },
     HttpMetrics,
     PoolMetrics,
+    MetricsServer,
   ],
-  controllers: [MetricsController],
   exports: [HttpMetrics, Registry],
 })
 export class MetricsModule {}

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { asClientJson, asLinkJson } from '../support/expected';
 import { ClientRow, insertClients, insertLinks, LinkRow } from '../support/fixtures';
+import { scrapeMetrics } from '../support/metrics';
 
 const LINKS: LinkRow[] = ['l-b', 'L-a', 'l-a'].map((id, i) => ({
   id,
@@ -48,7 +49,7 @@ describe('Change feeds', () => {
   }
 
   const safePointLag = async () => {
-    const metrics = (await request(t.app.getHttpServer()).get('/metrics').expect(200)).text;
+    const metrics = await scrapeMetrics(t.app);
     return Number(/^change_feed_safe_point_lag_seconds (\S+)$/m.exec(metrics)?.[1]);
   };
 
@@ -172,6 +173,33 @@ describe('Change feeds', () => {
       const { rows } = await drain('/api/data/changes/links', 100, cursor);
       expect(rows.map((row) => row.id)).toEqual(['l-b']);
       await writer.query('COMMIT');
+    });
+
+    it('is not held back by a temporary table named like a feed table', async () => {
+      const { cursor } = await drain('/api/data/changes/links', 100);
+      await writer.query('CREATE TEMP TABLE links (x int)');
+      await writer.query('BEGIN');
+      await writer.query('INSERT INTO links VALUES (1)');
+      await pause(50);
+      await t.dataSource.query(`UPDATE links SET created_at = created_at WHERE id = 'l-a'`);
+      await pause(300);
+      const { rows } = await drain('/api/data/changes/links', 100, cursor);
+      expect(rows.map((row) => row.id)).toEqual(['l-a']);
+      await writer.query('COMMIT');
+    });
+
+    it('is held back by an open writer of the links table itself', async () => {
+      const { cursor } = await drain('/api/data/changes/links', 100);
+      await writer.query('BEGIN');
+      await writer.query(`UPDATE links SET created_at = created_at WHERE id = 'L-a'`);
+      await pause(50);
+      await t.dataSource.query(`UPDATE links SET created_at = created_at WHERE id = 'l-b'`);
+      await pause(300);
+      expect((await drain('/api/data/changes/links', 100, cursor)).rows).toEqual([]);
+      await writer.query('COMMIT');
+      await pause(300);
+      const { rows } = await drain('/api/data/changes/links', 100, cursor);
+      expect(rows.map((row) => row.id)).toEqual(['L-a', 'l-b']);
     });
   });
 

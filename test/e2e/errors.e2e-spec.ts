@@ -57,7 +57,6 @@ describe('Errors (docs/api.md, Errors)', () => {
       // The public paths too.
       '/health/live',
       '/health/ready',
-      '/metrics',
       '/docs',
       '/docs/openapi.json',
     ];

@@ -90,6 +90,7 @@ describe('Graceful shutdown on SIGTERM', () => {
       API_KEYS: KEY,
       CURSOR_SECRET: 'shutdown-cursor-secret-0123456789ab',
       PORT: '0',
+      METRICS_PORT: '0',
       ...env,
     });
 

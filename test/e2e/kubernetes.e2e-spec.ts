@@ -1,15 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { parseAllDocuments, parse } from 'yaml';
 import { validateEnvSections } from '../../src/config/env';
 import { HttpEnv } from '../../src/config/http.env';
+import { SECRET_VARIABLES as SECRET_FILE_VARIABLES } from '../../src/config/secret-files';
 import { createTestApp } from '../support/create-app';
-
-type SecretRef = { secretKeyRef?: { name: string; key: string; optional?: boolean } };
 
 const SECRET_VARIABLES = [
   'DATABASE_URL',
@@ -18,6 +17,9 @@ const SECRET_VARIABLES = [
   'CURSOR_SECRET',
   'CURSOR_SECRET_PREVIOUS',
 ];
+
+// Every secret variable the app reads as a file (src/config/secret-files.ts).
+const READ_FROM_FILES = [...SECRET_FILE_VARIABLES];
 
 /** What in rendered manifests would be a credential (none may be: the operator owns them). */
 function credentialsIn(text: string, objects: unknown[]): string[] {
@@ -40,6 +42,8 @@ function credentialsIn(text: string, objects: unknown[]): string[] {
     if (new RegExp(`^\\s*${name}:`, 'm').test(text)) found.push(`${name} set in plain text`);
   return found;
 }
+
+type EgressRule = { to: unknown[]; ports: { port: number; protocol: string }[] };
 
 /** Whether labels match a kubectl selector of `key=value` and `key in (a,b)` terms. */
 function matchesSelector(selector: string, labels: Record<string, string> = {}): boolean {
@@ -81,11 +85,6 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
   const container = pod.containers[0];
   const config = find('ConfigMap').data as Record<string, string>;
   const job = find('Job').spec.template.spec;
-  // Where each container's variables come from: name → Secret key.
-  const secretKeys = (c: { env?: { name: string; valueFrom?: SecretRef }[] }) =>
-    Object.fromEntries(
-      (c.env ?? []).map((v) => [v.name, v.valueFrom?.secretKeyRef?.key ?? 'literal value']),
-    );
 
   it('renders the expected objects, each valid against its schema', () => {
     expect(objects.map((object) => object.kind).sort()).toEqual([
@@ -97,6 +96,7 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       'NetworkPolicy',
       'NetworkPolicy',
       'PodDisruptionBudget',
+      'Service',
       'Service',
     ]);
     expect(validate(objects).filter((result) => result.error !== null)).toEqual([]);
@@ -142,49 +142,66 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     ]);
   });
 
-  it("takes each secret from the operator's Secrets, by name, and the rest from the ConfigMap", () => {
-    const secretsOf = (c: { env: { valueFrom: SecretRef }[] }) => [
-      ...new Set(c.env.map((variable) => variable.valueFrom.secretKeyRef?.name)),
-    ];
-    expect(secretsOf(container)).toEqual(['links-clients-api']);
+  it("reads each secret from a file of the operator's Secret, mounted read-only, never from the environment", () => {
+    const mounted = (spec: typeof pod, c: typeof container) => {
+      const mount = c.volumeMounts.find((m: { name: string }) => m.name === 'secrets');
+      const volume = spec.volumes.find((v: { name: string }) => v.name === 'secrets');
+      expect(mount).toMatchObject({ readOnly: true });
+      // Readable by the pod's group, no one else; no key listed, so the whole Secret is mounted.
+      expect(volume.secret).toEqual({ secretName: volume.secret.secretName, defaultMode: 0o440 });
+      expect(spec.securityContext.fsGroup).toBe(spec.securityContext.runAsGroup);
+      const files = Object.fromEntries(
+        c.env.map((v: { name: string; value: string }) => [v.name, v.value]),
+      );
+      expect(c.env.every((v: { valueFrom?: unknown }) => v.valueFrom === undefined)).toBe(true);
+      return { secret: volume.secret.secretName, dir: mount.mountPath, files };
+    };
+    const api = mounted(pod, container);
+    expect(api.secret).toBe('links-clients-api');
+    expect(api.files).toEqual(
+      Object.fromEntries(READ_FROM_FILES.map((name) => [`${name}_FILE`, `${api.dir}/${name}`])),
+    );
     // The owner's URL is in a Secret of its own, which neither the API nor its readers see.
-    expect(secretKeys(container)).toEqual({
-      DATABASE_URL: 'DATABASE_URL',
-      API_KEYS: 'API_KEYS',
-      CURSOR_SECRET: 'CURSOR_SECRET',
-      DATABASE_REPLICA_URLS: 'DATABASE_REPLICA_URLS',
-      REDIS_URL: 'REDIS_URL',
-      CURSOR_SECRET_PREVIOUS: 'CURSOR_SECRET_PREVIOUS',
-    });
-    expect(secretsOf(job.containers[0])).toEqual(['links-clients-migrate']);
-    expect(secretKeys(job.containers[0])).toEqual({ DATABASE_URL: 'DATABASE_URL' });
-    // Missing, the pod waits for the Secret instead of starting without it.
-    const optional = container.env
-      .filter((v: { valueFrom: SecretRef }) => v.valueFrom.secretKeyRef?.optional)
-      .map((v: { name: string }) => v.name);
-    expect(optional).toEqual([
-      'API_KEYS',
-      'CURSOR_SECRET_PREVIOUS',
-      'DATABASE_REPLICA_URLS',
-      'REDIS_URL',
-    ]);
+    const migrate = mounted(job, job.containers[0]);
+    expect(migrate.secret).toBe('links-clients-migrate');
+    expect(migrate.files).toEqual({ DATABASE_URL_FILE: `${migrate.dir}/DATABASE_URL` });
   });
 
-  it('configures the app with a valid environment, through the ConfigMap and the Secret', () => {
-    const secret = {
-      DATABASE_URL: 'postgres://api@db/links_clients',
-      API_KEYS: randomBytes(32).toString('base64url'),
-      CURSOR_SECRET: randomBytes(32).toString('base64url'),
-    };
-    const env = Object.assign({}, ...validateEnvSections({ ...config, ...secret })) as HttpEnv;
-    expect(Object.keys(config).every((key) => key in env)).toBe(true);
-    expect(container.envFrom).toEqual([
-      { configMapRef: { name: find('ConfigMap').metadata.name } },
-    ]);
-    expect(job.containers[0].envFrom).toEqual(container.envFrom);
-    expect(container.ports).toEqual([{ name: 'http', containerPort: env.PORT, protocol: 'TCP' }]);
-    // The image's own settings are the ones the container runs with.
-    expect(readFileSync('Dockerfile', 'utf8')).toContain(`EXPOSE ${env.PORT}`);
+  it('configures the app with a valid environment, through the ConfigMap and the Secret files', () => {
+    // The Secret as the kubelet mounts it: one file per key, an unused one empty.
+    const dir = mkdtempSync(join(tmpdir(), 'links-clients-secret-'));
+    try {
+      const secret: Record<string, string> = {
+        DATABASE_URL: 'postgres://api@db/links_clients?sslmode=verify-full',
+        API_KEYS: randomBytes(32).toString('base64url'),
+        CURSOR_SECRET: randomBytes(32).toString('base64url'),
+      };
+      const fileEnv: Record<string, string> = {};
+      for (const { name, value } of container.env as { name: string; value: string }[]) {
+        const key = value.split('/').pop() as string;
+        writeFileSync(join(dir, key), `${secret[key] ?? ''}\n`);
+        fileEnv[name] = join(dir, key);
+      }
+      const sections = validateEnvSections({ ...config, ...fileEnv });
+      const env = Object.assign({}, ...sections) as HttpEnv & Record<string, unknown>;
+      expect(Object.keys(config).every((key) => key in env)).toBe(true);
+      expect(env).toMatchObject({ ...secret, API_KEYS: [secret.API_KEYS] });
+      expect(env.REDIS_URL).toBeUndefined();
+      expect(container.envFrom).toEqual([
+        { configMapRef: { name: find('ConfigMap').metadata.name } },
+      ]);
+      expect(job.containers[0].envFrom).toEqual(container.envFrom);
+      expect(container.ports).toEqual([
+        { name: 'http', containerPort: env.PORT, protocol: 'TCP' },
+        { name: 'metrics', containerPort: env.METRICS_PORT, protocol: 'TCP' },
+      ]);
+      // The image's own settings are the ones the container runs with.
+      expect(readFileSync('Dockerfile', 'utf8')).toContain(
+        `EXPOSE ${env.PORT} ${env.METRICS_PORT}`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('names the ConfigMap by its content, so an edited config.env rolls the pods', () => {
@@ -284,9 +301,12 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       '/health/live',
       '/health/ready',
     ]);
-    // The app listens where the container port says: PORT is left to its default.
-    expect(container.ports).toEqual([{ name: 'http', containerPort: 3000, protocol: 'TCP' }]);
+    // The app listens where the container ports say: PORT and METRICS_PORT keep their defaults.
+    expect(container.ports.map((port: { containerPort: number }) => port.containerPort)).toEqual([
+      3000, 9464,
+    ]);
     expect(config.PORT).toBeUndefined();
+    expect(config.METRICS_PORT).toBeUndefined();
     const t = await createTestApp();
     try {
       for (const probe of probes) {
@@ -298,42 +318,71 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     }
   });
 
-  it('selects the API pods from the Service, the PDB, the HPA and the NetworkPolicy', () => {
+  const egressOf = (policy: { spec: { egress: EgressRule[] } }) =>
+    policy.spec.egress.map((rule) => ({
+      to: rule.to,
+      ports: rule.ports.map(({ port, protocol }) => `${port}/${protocol}`),
+    }));
+  const DNS = {
+    to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } }],
+    ports: ['53/UDP', '53/TCP'],
+  };
+  const DATABASE = { to: [{ ipBlock: { cidr: '203.0.113.10/32' } }], ports: ['5432/TCP'] };
+
+  it('selects the API pods from the Services, the PDB, the HPA and the NetworkPolicy', () => {
     const podLabels = deployment.spec.template.metadata.labels;
     const selects = (selector: Record<string, string>) =>
       Object.entries(selector).every(([key, value]) => podLabels[key] === value);
-    const service = find('Service');
+    const service = find('Service', 'links-clients-api');
     expect(selects(service.spec.selector)).toBe(true);
-    expect(service.spec.ports[0].targetPort).toBe('http');
+    expect(service.spec.ports.map((port: { targetPort: string }) => port.targetPort)).toEqual([
+      'http',
+    ]);
+    // The scrape has a Service of its own: no route to the API's reaches /metrics.
+    const metrics = find('Service', 'links-clients-api-metrics');
+    expect(selects(metrics.spec.selector)).toBe(true);
+    expect(metrics.spec.ports).toEqual([
+      { name: 'metrics', port: 9464, targetPort: 'metrics', protocol: 'TCP' },
+    ]);
     expect(selects(find('PodDisruptionBudget').spec.selector.matchLabels)).toBe(true);
     const policy = find('NetworkPolicy', 'links-clients-api');
     expect(selects(policy.spec.podSelector.matchLabels)).toBe(true);
-    expect(policy.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
-    // Named pods only: any other could forge X-Forwarded-For under TRUST_PROXY=1.
-    expect(policy.spec.ingress[0].from).toEqual([
+    // Named pods only, each to its port: any other could forge X-Forwarded-For under
+    // TRUST_PROXY=1, and only the monitoring namespace reads the metrics.
+    expect(policy.spec.ingress).toEqual([
       {
-        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
-        podSelector: {
-          matchExpressions: [
-            { key: 'app.kubernetes.io/name', operator: 'In', values: ['ingress-nginx'] },
-          ],
-        },
+        from: [
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
+            podSelector: {
+              matchExpressions: [
+                { key: 'app.kubernetes.io/name', operator: 'In', values: ['ingress-nginx'] },
+              ],
+            },
+          },
+        ],
+        ports: [{ port: 'http', protocol: 'TCP' }],
       },
       {
-        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
-        podSelector: {
-          matchExpressions: [
-            { key: 'app.kubernetes.io/name', operator: 'In', values: ['prometheus'] },
-          ],
-        },
+        from: [
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+            podSelector: {
+              matchExpressions: [
+                { key: 'app.kubernetes.io/name', operator: 'In', values: ['prometheus'] },
+              ],
+            },
+          },
+        ],
+        ports: [{ port: 'metrics', protocol: 'TCP' }],
       },
     ]);
-    // DNS, PostgreSQL, and Redis for shared rate limits.
-    expect(
-      policy.spec.egress.flatMap((rule: { ports: { port: number }[] }) =>
-        rule.ports.map((port) => port.port),
-      ),
-    ).toEqual([53, 53, 5432, 6379]);
+    // DNS in the cluster; PostgreSQL and Redis at the addresses the operator fills in, which
+    // docs/operations.md names.
+    const redis = { to: [{ ipBlock: { cidr: '203.0.113.20/32' } }], ports: ['6379/TCP'] };
+    expect(egressOf(policy)).toEqual([DNS, DATABASE, redis]);
+    const operations = readFileSync('docs/operations.md', 'utf8');
+    for (const cidr of ['203.0.113.10/32', '203.0.113.20/32']) expect(operations).toContain(cidr);
     const hpa = find('HorizontalPodAutoscaler');
     expect(hpa.spec.scaleTargetRef).toEqual({
       apiVersion: 'apps/v1',
@@ -351,11 +400,7 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     expect(podLabels['app.kubernetes.io/component']).toBe('migration');
     expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(policy.spec.ingress).toBeUndefined();
-    expect(
-      policy.spec.egress.flatMap((rule: { ports: { port: number }[] }) =>
-        rule.ports.map((port) => port.port),
-      ),
-    ).toEqual([53, 53, 5432]);
+    expect(egressOf(policy)).toEqual([DNS, DATABASE]);
   });
 
   it('migrates first as documented: the step that applies the Job applies its ConfigMap, not the API', () => {

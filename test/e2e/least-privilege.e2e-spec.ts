@@ -23,6 +23,9 @@ describe('Least privilege: the API as links_clients_api, migrations as the owner
   const suffix = randomBytes(4).toString('hex');
   const owner = { name: `lc_owner_${suffix}`, password: randomBytes(12).toString('hex') };
   const api = { name: `lc_api_${suffix}`, password: randomBytes(12).toString('hex') };
+  // A system that writes the tables, named to roles.sql, and a role that is not.
+  const writer = { name: `lc_writer_${suffix}`, password: randomBytes(12).toString('hex') };
+  const stranger = { name: `lc_other_${suffix}`, password: randomBytes(12).toString('hex') };
   const adminUrl = process.env.DATABASE_URL as string;
   const as = (role: { name: string; password: string }) => {
     const url = new URL(adminUrl);
@@ -53,13 +56,15 @@ describe('Least privilege: the API as links_clients_api, migrations as the owner
 
   beforeAll(async () => {
     await onServer(`CREATE DATABASE "${new URL(adminUrl).pathname.slice(1)}"`);
+    for (const role of [writer, stranger])
+      await onServer(`CREATE ROLE ${role.name} LOGIN PASSWORD '${role.password}'`);
     await roles({ owner_password: owner.password, api_password: api.password });
     const migrator = standaloneDataSource({ url: as(owner), timeoutMs: 10000 });
     await migrator.initialize();
     await migrator.runMigrations();
     ({ key } = await new ApiKeyCommands(migrator).create('least-privilege'));
     await migrator.destroy();
-    await roles({});
+    await roles({ connect_roles: writer.name });
 
     admin = standaloneDataSource({ url: adminUrl, timeoutMs: 10000 });
     await admin.initialize();
@@ -89,7 +94,9 @@ describe('Least privilege: the API as links_clients_api, migrations as the owner
     await app?.close();
     await admin?.destroy();
     await onServer(`DROP DATABASE IF EXISTS "${new URL(adminUrl).pathname.slice(1)}" WITH (FORCE)`);
-    await onServer(`DROP ROLE IF EXISTS ${api.name}, ${owner.name}`);
+    await onServer(
+      `DROP ROLE IF EXISTS ${api.name}, ${owner.name}, ${writer.name}, ${stranger.name}`,
+    );
   });
 
   it('the migrations ran as the owner, which owns every table', async () => {
@@ -159,8 +166,27 @@ describe('Least privilege: the API as links_clients_api, migrations as the owner
       `DELETE FROM api_keys`,
       `CREATE TABLE intruder (id int)`,
       `DROP TABLE clients`,
+      `CREATE TEMP TABLE links (x int)`,
     ])('may not: %s', async (sql) => {
       await expect(client.query(sql)).rejects.toMatchObject({ code: '42501' });
+    });
+
+    it('has an idle-in-transaction timeout and a connection limit', async () => {
+      const { rows } = await client.query(
+        `SELECT current_setting('idle_in_transaction_session_timeout') AS idle, rolconnlimit
+         FROM pg_roles WHERE rolname = current_user`,
+      );
+      expect(rows).toEqual([{ idle: '1min', rolconnlimit: 150 }]);
+    });
+
+    it('is one of the roles that may connect, with the writers named; PUBLIC is not', async () => {
+      const connect = async (role: { name: string; password: string }) => {
+        const other = new PgClient({ connectionString: as(role) });
+        await other.connect();
+        await other.end();
+      };
+      await connect(writer);
+      await expect(connect(stranger)).rejects.toMatchObject({ code: '42501' });
     });
 
     it("cannot read other sessions' activity, their SQL text included", async () => {

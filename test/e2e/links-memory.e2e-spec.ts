@@ -33,6 +33,7 @@ describe('List Links of a table larger than the heap bound allows as one string'
       API_KEYS: KEY,
       CURSOR_SECRET: 'links-memory-cursor-secret-0123456789',
       PORT: '0',
+      METRICS_PORT: '0',
     });
   }, 180000);
   afterAll(async () => {

@@ -136,9 +136,9 @@ describe('Request logs', () => {
     }
   });
 
-  it('leaves probes and scrapes out', async () => {
+  it('leaves probes out', async () => {
     await request(server()).get('/health/live').set('X-Request-Id', 'probe-1').expect(200);
-    await request(server()).get('/metrics').set('X-Request-Id', 'probe-2').expect(200);
+    await request(server()).get('/health/ready').set('X-Request-Id', 'probe-2').expect(200);
     await request(server()).get('/api/data/links').set('X-Request-Id', 'after').expect(401);
     await requestLine('after');
     expect(written).not.toMatch(/probe-1|probe-2/);

@@ -1,19 +1,17 @@
 import { connect, AddressInfo } from 'node:net';
 import { Client as PgClient } from 'pg';
 import request from 'supertest';
+import { MetricsServer } from '../../src/metrics/metrics-server';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
+import { scrapeMetrics } from '../support/metrics';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// Prometheus text from this app's own registry.
+// Prometheus text from this app's own registry, on its own port.
 describe('Metrics', () => {
   let t: TestApp;
   const server = () => t.app.getHttpServer();
-  const scrape = async () => {
-    const res = await request(server()).get('/metrics').expect(200);
-    expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
-    return res.text;
-  };
+  const scrape = () => scrapeMetrics(t.app);
   const sample = (text: string, name: string, labels: string) => {
     const line = text.split('\n').find((entry) => entry.startsWith(`${name}{${labels}} `));
     return line === undefined ? undefined : Number(line.split(' ').pop());
@@ -23,10 +21,6 @@ describe('Metrics', () => {
     t = await createTestApp();
   });
   afterAll(() => t.close());
-
-  it('is public', async () => {
-    await request(server()).get('/metrics').expect(200);
-  });
 
   it('counts requests by method, route template and status, never by raw path', async () => {
     await request(server()).get('/api/data/clients/first-secret-id').set(AUTH).expect(404);
@@ -123,5 +117,15 @@ describe('Metrics', () => {
     const text = await scrape();
     expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
     expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
+  });
+
+  it('is served on its own port without a key, never on the public one', async () => {
+    await request(server()).get('/metrics').expect(404);
+    await request(server()).get('/metrics').set(AUTH).expect(404);
+    const base = `http://127.0.0.1:${t.app.get(MetricsServer).port}`;
+    expect((await fetch(`${base}/metrics`, { method: 'HEAD' })).status).toBe(200);
+    for (const path of ['/', '/health/live', '/api/data/links', '/metrics/x'])
+      expect((await fetch(`${base}${path}`)).status).toBe(404);
+    expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(404);
   });
 });

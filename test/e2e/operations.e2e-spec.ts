@@ -43,7 +43,7 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
 
   function startApi(extraEnv: Record<string, string>): Promise<RunningApi> {
     const api: ChildProcess = spawn('node', [join(outDir, 'main.js')], {
-      env: { ...env, PORT: '0', ...extraEnv },
+      env: { ...env, PORT: '0', METRICS_PORT: '0', ...extraEnv },
     });
     let output = '';
     api.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -84,7 +84,7 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
 
   it('refuses to boot with no API_KEYS and no active key in the database', async () => {
     const failure = await run('node', [join(outDir, 'main.js')], {
-      env: { ...env, PORT: '0' },
+      env: { ...env, PORT: '0', METRICS_PORT: '0' },
     }).catch((error) => error);
     expect(failure.code).toBe(1);
     expect(failure.stderr).toContain('No API keys: set API_KEYS, or create a key with');

@@ -50,6 +50,7 @@ describe('production start', () => {
         ...baseEnv,
         DATABASE_URL: databaseUrl.toString(),
         PORT: '0',
+        METRICS_PORT: '0',
         API_KEYS: [key, ...weak].join(','),
       },
     }).catch((error) => error);
@@ -96,12 +97,39 @@ describe('production start', () => {
     expect(failure.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('refuses plain keys, a repeated secret, too many proxy hops and an unverified remote database', async () => {
+    const secret = 'prod-cursor-secret-0123456789abcdef';
+    const remote = new URL(databaseUrl.toString());
+    remote.hostname = 'db.example.invalid';
+    remote.search = '?sslmode=require';
+    const failure = await run('node', [join(outDir, 'main.js')], {
+      env: {
+        ...baseEnv,
+        DATABASE_URL: remote.toString(),
+        API_KEYS: `${key},${'a'.repeat(32)}`,
+        CURSOR_SECRET: secret,
+        CURSOR_SECRET_PREVIOUS: secret,
+        TRUST_PROXY: '1000',
+      },
+    }).catch((error) => error);
+    expect(failure.code).toBe(1);
+    for (const problem of [
+      'API_KEYS entry 2 has fewer than 10 distinct characters',
+      'CURSOR_SECRET_PREVIOUS must differ from CURSOR_SECRET',
+      'TRUST_PROXY must be a hop count from 0 to 10',
+      'DATABASE_URL reaches a database on another host without sslmode=verify-full',
+    ])
+      expect(failure.stderr).toContain(problem);
+    expect(failure.stderr).not.toContain(secret);
+  });
+
   const env = {
     ...baseEnv,
     DATABASE_URL: databaseUrl.toString(),
     API_KEYS: key,
     CURSOR_SECRET: 'prod-cursor-secret-0123456789abcdef',
     PORT: '0',
+    METRICS_PORT: '0',
     SHUTDOWN_DRAIN_DELAY_MS: '100',
   };
 

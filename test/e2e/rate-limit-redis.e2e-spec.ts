@@ -3,6 +3,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { createTestApp, TestApp } from '../support/create-app';
+import { scrapeMetrics } from '../support/metrics';
 import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
 import { freePort } from '../../src/dev/free-port';
@@ -47,8 +48,7 @@ describe('Rate limits when Redis goes away and comes back', () => {
     return seen;
   };
   const gauge = async () => {
-    const res = await request(t.app.getHttpServer()).get('/metrics').expect(200);
-    return /^rate_limit_redis_available (\d)$/m.exec(res.text)?.[1];
+    return /^rate_limit_redis_available (\d)$/m.exec(await scrapeMetrics(t.app))?.[1];
   };
   const storedKeys = () => redis.keys(`${prefix}*`);
   const messages = (spy: jest.SpyInstance) => spy.mock.calls.map(([message]) => String(message));

@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import semver from 'semver';
+import { freePort } from '../../src/dev/free-port';
 import { compiledApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
 
 // No Docker engine runs here, so this replays the Dockerfile's runtime stage in a directory
@@ -42,7 +43,7 @@ describe('Container runtime stage, reproduced', () => {
       // may not know the percentage flag, so it is checked here and by the manifests test.
       expect.stringMatching(/^ENV NODE_OPTIONS="--max-old-space-size-percentage=\d+ /),
       'USER node',
-      'EXPOSE 3000',
+      'EXPOSE 3000 9464',
       'CMD ["node", "dist/main.js"]',
     ]);
   });
@@ -89,6 +90,7 @@ describe('Container runtime stage, reproduced', () => {
       API_KEYS: key,
       CURSOR_SECRET: 'runtime-cursor-secret-0123456789abc',
       PORT: '0',
+      METRICS_PORT: String(await freePort()),
       SHUTDOWN_DRAIN_DELAY_MS: '0',
     };
     // The command docker-compose's one-shot migration service runs.
@@ -107,7 +109,9 @@ describe('Container runtime stage, reproduced', () => {
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ data: [], meta: { total: 0 } });
       expect((await fetch(`${api.url}/health/ready`)).status).toBe(200);
-      expect(await (await fetch(`${api.url}/metrics`)).text()).toContain('http_requests_total');
+      const metrics = `http://127.0.0.1:${appEnv.METRICS_PORT}/metrics`;
+      expect(await (await fetch(metrics)).text()).toContain('http_requests_total');
+      expect((await fetch(`${api.url}/metrics`)).status).toBe(404);
       expect(await api.logLine((line) => line.route === '/api/data/links')).toMatchObject({
         status: 200,
       });

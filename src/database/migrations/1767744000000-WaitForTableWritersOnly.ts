@@ -11,7 +11,7 @@ import { oldestWriterStartFunction } from './1767657600000-ReadWritersPrivately'
  * pg_locks shows every session's locks to any role. Tables of those names in other schemas
  * count too: waiting for them is late, never a gap.
  */
-const WRITES_THE_FEEDS_TABLES = `
+export const WRITES_THE_FEEDS_TABLES = `
   AND pid IN (SELECT pid FROM pg_locks
               WHERE locktype = 'relation' AND mode = 'RowExclusiveLock' AND granted
                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())

@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+
+/** The variables holding secrets; each may be given instead as a file, `<NAME>_FILE`. */
+export const SECRET_VARIABLES = [
+  'API_KEYS',
+  'CURSOR_SECRET',
+  'CURSOR_SECRET_PREVIOUS',
+  'DATABASE_URL',
+  'DATABASE_REPLICA_URLS',
+  'REDIS_URL',
+] as const;
+
+/**
+ * Reads each `<NAME>_FILE` into `<NAME>`, in place and before validation (a Kubernetes Secret
+ * mounted as files: never in the process's environment, where `kubectl exec` can read it). One
+ * trailing newline is dropped, as `echo` and editors leave one. Returns why a file could not be
+ * used, naming the variable; `<NAME>_FILE` is removed either way, so a second call is a no-op.
+ */
+export function readSecretFiles(env: Record<string, unknown>): string[] {
+  return SECRET_VARIABLES.flatMap((name) => {
+    const file = env[`${name}_FILE`];
+    if (typeof file !== 'string' || file === '') return [];
+    delete env[`${name}_FILE`];
+    if (env[name] !== undefined && env[name] !== '')
+      return [`${name} and ${name}_FILE are both set: set only one`];
+    try {
+      env[name] = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+      return [];
+    } catch (error) {
+      return [`${name}_FILE: ${file} cannot be read (${(error as NodeJS.ErrnoException).code})`];
+    }
+  });
+}
