@@ -8,6 +8,7 @@ import { parseAllDocuments, parse } from 'yaml';
 import { validateEnvSections } from '../../src/config/env';
 import { HttpEnv } from '../../src/config/http.env';
 import { createTestApp } from '../support/create-app';
+import { describeWith, programPath } from '../support/optional-program';
 
 type SecretRef = { secretKeyRef?: { name: string; key: string; optional?: boolean } };
 
@@ -66,8 +67,10 @@ function validate(objects: unknown[]): { kind: string; name: string; error: stri
 
 // deploy/k8s rendered by kustomize (kubectl), every object validated against
 // the Kubernetes schemas, and the wiring between them checked.
-describe('Kubernetes manifests (deploy/k8s)', () => {
-  const rendered = execFileSync('kubectl', ['kustomize', 'deploy/k8s'], { encoding: 'utf8' });
+describeWith(['kubectl'], 'Kubernetes manifests (deploy/k8s)', () => {
+  const rendered = execFileSync(programPath('kubectl'), ['kustomize', 'deploy/k8s'], {
+    encoding: 'utf8',
+  });
   const objects = parseAllDocuments(rendered).map((doc) => doc.toJSON());
   const find = (kind: string, name?: string) => {
     const found = objects.filter(
@@ -193,7 +196,7 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       cpSync('deploy/k8s', copy, { recursive: true });
       appendFileSync(join(copy, 'config.env'), 'TRUST_PROXY=1\n');
       const edited = parseAllDocuments(
-        execFileSync('kubectl', ['kustomize', copy], { encoding: 'utf8' }),
+        execFileSync(programPath('kubectl'), ['kustomize', copy], { encoding: 'utf8' }),
       ).map((doc) => doc.toJSON());
       const editedMap = edited.find((object) => object.kind === 'ConfigMap');
       const editedPod = edited.find((object) => object.kind === 'Deployment').spec.template.spec;
