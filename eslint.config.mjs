@@ -7,6 +7,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/',
+      'clients/typescript/dist/',
       'dist-consumers/',
       'coverage/',
       '.data/',

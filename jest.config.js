@@ -44,6 +44,8 @@ const shared = {
   // NestJS 12 ships ES modules only; Jest's CommonJS runtime needs them transformed.
   transform: { '^.+\\.(t|j)s$': swc },
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
+  // The client's sources import each other as './x.js', as its ES module build needs.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   // Stryker's sandboxes hold copies of the tests.
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/.stryker-tmp/'],
   modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp/'],
