@@ -44,8 +44,13 @@ const shared = {
   // NestJS 12 ships ES modules only; Jest's CommonJS runtime needs them transformed.
   transform: { '^.+\\.(t|j)s$': swc },
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
-  // The client's sources import each other as './x.js', as its ES module build needs.
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    // The client's sources import each other as './x.js', as its ES module build needs.
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // Its package name (a devDependency linked to clients/typescript) means its sources here.
+    '^@links-clients/client$': '<rootDir>/clients/typescript/src/client.ts',
+    '^@links-clients/client/(.*)$': '<rootDir>/clients/typescript/src/$1.ts',
+  },
   // Stryker's sandboxes hold copies of the tests.
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/.stryker-tmp/'],
   modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp/'],
