@@ -16,6 +16,7 @@ const swc = [
 const OPERATIONAL = [
   'changes-no-gaps',
   'changes-query-plans',
+  'client-package',
   'database-outage',
   'database-tls',
   'docs-browser',
