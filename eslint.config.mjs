@@ -7,6 +7,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/',
+      'clients/typescript/dist/',
       'dist-consumers/',
       'coverage/',
       '.data/',
@@ -32,7 +33,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    files: ['jest.config.js', 'test/mutation/jest.config.js'],
+    files: ['jest.config.js', 'test/mutation/jest.config.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -16,6 +16,7 @@ const swc = [
 const OPERATIONAL = [
   'changes-no-gaps',
   'changes-query-plans',
+  'client-package',
   'database-outage',
   'database-tls',
   'docs-browser',
@@ -44,6 +45,13 @@ const shared = {
   // NestJS 12 ships ES modules only; Jest's CommonJS runtime needs them transformed.
   transform: { '^.+\\.(t|j)s$': swc },
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
+  moduleNameMapper: {
+    // The client's sources import each other as './x.js', as its ES module build needs.
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // Its package name (a devDependency linked to clients/typescript) means its sources here.
+    '^@links-clients/client$': '<rootDir>/clients/typescript/src/client.ts',
+    '^@links-clients/client/(.*)$': '<rootDir>/clients/typescript/src/$1.ts',
+  },
   // Stryker's sandboxes hold copies of the tests.
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/.stryker-tmp/'],
   modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp/'],

@@ -1,9 +1,9 @@
 import { open, readFile, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { changePages, followChanges } from '../clients/typescript/src/change-feed';
-import { ApiClient, Client, createApiClient } from '../clients/typescript/src/client';
-import { RetryOptions } from '../clients/typescript/src/retrying-fetch';
+import { ApiClient, Client, createApiClient } from '@links-clients/client';
+import { changePages, followChanges } from '@links-clients/client/change-feed';
+import { RetryOptions } from '@links-clients/client/retrying-fetch';
 
 /**
  * Copy, then follow: mirrors the clients (all, or one link's) through the change feed into a

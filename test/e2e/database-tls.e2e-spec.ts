@@ -3,13 +3,14 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { insertLinks } from '../support/fixtures';
+import { describeWith } from '../support/optional-program';
 import { TlsServer } from '../support/tls-server';
 
 const IS_TLS = 'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()';
 
 // sslmode in DATABASE_URL with libpq's meaning, against a real PostgreSQL with TLS whose
 // certificate names localhost only and comes from a CA of the test's own.
-describe('TLS to the database (sslmode)', () => {
+describeWith(['openssl'], 'TLS to the database (sslmode)', () => {
   const server = new TlsServer();
   const database = new URL(process.env.DATABASE_URL as string).pathname.slice(1);
 

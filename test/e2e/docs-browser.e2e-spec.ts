@@ -1,22 +1,19 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrowserContext, chromium, Page } from 'playwright-core';
 import { createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
+import { describeWith, programPath } from '../support/optional-program';
 
-// Debian's Chromium (`apt-get install chromium`); nothing is downloaded. CI installs it and
-// requires this test; a machine without it skips the test with a warning.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const runs = existsSync(CHROMIUM) || process.env.CI === 'true';
-if (!runs) console.warn(`docs-browser: ${CHROMIUM} not found, skipped (apt-get install chromium)`);
 // `UPDATE_SCREENSHOT=1 npx jest docs-browser` refreshes the README's picture.
 const SCREENSHOT = process.env.UPDATE_SCREENSHOT
   ? join(__dirname, '../../docs/api-reference.png')
   : undefined;
 
-(runs ? describe : describe.skip)('/docs in a real browser (headless Chromium)', () => {
+// Debian's Chromium (or CHROMIUM_PATH); nothing is downloaded.
+describeWith(['chromium'], '/docs in a real browser (headless Chromium)', () => {
   let t: TestApp;
   let baseUrl: string;
   let browser: BrowserContext;
@@ -39,17 +36,10 @@ const SCREENSHOT = process.env.UPDATE_SCREENSHOT
     );
     await t.app.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-    // On CI the test is required: say what is missing rather than fail inside Playwright.
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is required on CI and was not found at ${CHROMIUM}: ` +
-          'install it (apt-get install chromium) or set CHROMIUM_PATH to its executable.',
-      );
-    }
     profile = mkdtempSync(join(tmpdir(), 'docs-browser-'));
     // A fresh profile directory per run.
     browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
+      executablePath: programPath('chromium'),
       viewport: { width: 1280, height: 1000 },
       timeout: 60_000,
       args: [

@@ -9,6 +9,7 @@ import { validateEnvSections } from '../../src/config/env';
 import { HttpEnv } from '../../src/config/http.env';
 import { SECRET_VARIABLES as SECRET_FILE_VARIABLES } from '../../src/config/secret-files';
 import { createTestApp } from '../support/create-app';
+import { describeWith, programPath } from '../support/optional-program';
 
 const SECRET_VARIABLES = [
   'DATABASE_URL',
@@ -70,8 +71,10 @@ function validate(objects: unknown[]): { kind: string; name: string; error: stri
 
 // deploy/k8s rendered by kustomize (kubectl), every object validated against
 // the Kubernetes schemas, and the wiring between them checked.
-describe('Kubernetes manifests (deploy/k8s)', () => {
-  const rendered = execFileSync('kubectl', ['kustomize', 'deploy/k8s'], { encoding: 'utf8' });
+describeWith(['kubectl'], 'Kubernetes manifests (deploy/k8s)', () => {
+  const rendered = execFileSync(programPath('kubectl'), ['kustomize', 'deploy/k8s'], {
+    encoding: 'utf8',
+  });
   const objects = parseAllDocuments(rendered).map((doc) => doc.toJSON());
   const find = (kind: string, name?: string) => {
     const found = objects.filter(
@@ -210,7 +213,7 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       cpSync('deploy/k8s', copy, { recursive: true });
       appendFileSync(join(copy, 'config.env'), 'TRUST_PROXY=1\n');
       const edited = parseAllDocuments(
-        execFileSync('kubectl', ['kustomize', copy], { encoding: 'utf8' }),
+        execFileSync(programPath('kubectl'), ['kustomize', copy], { encoding: 'utf8' }),
       ).map((doc) => doc.toJSON());
       const editedMap = edited.find((object) => object.kind === 'ConfigMap');
       const editedPod = edited.find((object) => object.kind === 'Deployment').spec.template.spec;

@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client as PgClient } from 'pg';
 import { compiledApp } from '../support/compiled-app';
+import { itWith } from '../support/optional-program';
+import { startRedis } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
+import { freePort } from '../../src/dev/free-port';
 import { LOG_FLUSH_INTERVAL_MS } from '../../src/logging/log-destination';
 
 const run = promisify(execFile);
@@ -31,6 +34,7 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
     CURSOR_SECRET: 'ops-cursor-secret-0123456789abcdefg',
   };
   const apis: RunningApi[] = [];
+  let redis: ChildProcess | undefined;
 
   const onServer = async (sql: string) => {
     const server = new PgClient({ connectionString: process.env.TEST_SERVER_URL });
@@ -79,6 +83,7 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
 
   afterAll(async () => {
     await Promise.all(apis.map((api) => api.stop()));
+    redis?.kill();
     await onServer(`DROP DATABASE IF EXISTS "${databaseUrl.pathname.slice(1)}" WITH (FORCE)`);
   });
 
@@ -90,72 +95,79 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
     expect(failure.stderr).toContain('No API keys: set API_KEYS, or create a key with');
   }, 30000);
 
-  it('issues, lists and revokes keys; two instances share one Redis budget; logs hold no key', async () => {
-    const created = await keysCli(['create', '--name', 'ops consumer', '--expires-in', '1d']);
-    const key = /^\s+(lcapi_\w+)$/m.exec(created.stdout)?.[1] as string;
-    expect(key).toMatch(/^lcapi_[0-9A-Za-z]{51}$/);
-    const id = /\(id ([0-9a-f-]{36})\)/.exec(created.stdout)?.[1] as string;
+  itWith(
+    ['redis-server'],
+    'issues, lists and revokes keys; two instances share one Redis budget; logs hold no key',
+    async () => {
+      const redisPort = await freePort();
+      redis = await startRedis(redisPort);
+      const created = await keysCli(['create', '--name', 'ops consumer', '--expires-in', '1d']);
+      const key = /^\s+(lcapi_\w+)$/m.exec(created.stdout)?.[1] as string;
+      expect(key).toMatch(/^lcapi_[0-9A-Za-z]{51}$/);
+      const id = /\(id ([0-9a-f-]{36})\)/.exec(created.stdout)?.[1] as string;
 
-    const listed = await keysCli(['list']);
-    expect(listed.stdout).toContain(id);
-    expect(listed.stdout).toContain('ops consumer');
-    expect(listed.stdout).toContain(key.slice(0, 14));
-    expect(listed.stdout).not.toContain(key);
+      const listed = await keysCli(['list']);
+      expect(listed.stdout).toContain(id);
+      expect(listed.stdout).toContain('ops consumer');
+      expect(listed.stdout).toContain(key.slice(0, 14));
+      expect(listed.stdout).not.toContain(key);
 
-    // No API_KEYS: the database is the only source of keys.
-    const shared = {
-      REDIS_URL: 'redis://127.0.0.1:6379',
-      REDIS_KEY_PREFIX: redisPrefix,
-      RATE_LIMIT_PER_KEY: '5',
-      RATE_LIMIT_WINDOW_MS: '60000',
-      KEY_CACHE_TTL_MS: '1000',
-    };
-    const [a, b] = await Promise.all([startApi(shared), startApi(shared)]);
-    const statuses: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      const res = await fetch(`${[a, b][i % 2].url}/api/data/links`, {
-        headers: { Authorization: `Bearer ${key}` },
+      // No API_KEYS: the database is the only source of keys.
+      const shared = {
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        REDIS_KEY_PREFIX: redisPrefix,
+        RATE_LIMIT_PER_KEY: '5',
+        RATE_LIMIT_WINDOW_MS: '60000',
+        KEY_CACHE_TTL_MS: '1000',
+      };
+      const [a, b] = await Promise.all([startApi(shared), startApi(shared)]);
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const res = await fetch(`${[a, b][i % 2].url}/api/data/links`, {
+          headers: { Authorization: `Bearer ${key}` },
+        });
+        statuses.push(res.status);
+        if (i === 0) expect(res.headers.get('ratelimit-remaining')).toBe('4');
+        if (res.status === 429) expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429, 429, 429]);
+
+      // Keys sent where they do not belong are refused and must not reach the logs either.
+      const leak = await fetch(`${a.url}/api/data/clients/${key}?access_token=${key}`);
+      expect(leak.status).toBe(401);
+
+      const revoked = await keysCli(['revoke', key.slice(0, 14)]);
+      expect(revoked.stdout).toContain(`Revoked key ${key.slice(0, 14)}`);
+      await waitFor(
+        async () => {
+          const codes = await Promise.all(
+            [a, b].map(
+              async (api) =>
+                (
+                  await fetch(`${api.url}/api/data/links`, {
+                    headers: { Authorization: `Bearer ${key}` },
+                  })
+                ).status,
+            ),
+          );
+          return codes.every((code) => code === 401);
+        },
+        { what: 'both instances to refuse the revoked key', timeoutMs: 5000, intervalMs: 200 },
+      );
+
+      // Lines reach stdout in batches, within LOG_FLUSH_INTERVAL_MS: wait for the request line
+      // that names the key by its id, then for every line of the requests above.
+      await waitFor(() => (a.output() + b.output()).includes(`"key":"${id}"`), {
+        what: `a request line naming key ${id}`,
       });
-      statuses.push(res.status);
-      if (i === 0) expect(res.headers.get('ratelimit-remaining')).toBe('4');
-      if (res.status === 429) expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
-    }
-    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429, 429, 429]);
-
-    // Keys sent where they do not belong are refused and must not reach the logs either.
-    const leak = await fetch(`${a.url}/api/data/clients/${key}?access_token=${key}`);
-    expect(leak.status).toBe(401);
-
-    const revoked = await keysCli(['revoke', key.slice(0, 14)]);
-    expect(revoked.stdout).toContain(`Revoked key ${key.slice(0, 14)}`);
-    await waitFor(
-      async () => {
-        const codes = await Promise.all(
-          [a, b].map(
-            async (api) =>
-              (
-                await fetch(`${api.url}/api/data/links`, {
-                  headers: { Authorization: `Bearer ${key}` },
-                })
-              ).status,
-          ),
-        );
-        return codes.every((code) => code === 401);
-      },
-      { what: 'both instances to refuse the revoked key', timeoutMs: 5000, intervalMs: 200 },
-    );
-
-    // Lines reach stdout in batches, within LOG_FLUSH_INTERVAL_MS: wait for the request line
-    // that names the key by its id, then for every line of the requests above.
-    await waitFor(() => (a.output() + b.output()).includes(`"key":"${id}"`), {
-      what: `a request line naming key ${id}`,
-    });
-    await new Promise((resolve) => setTimeout(resolve, 2 * LOG_FLUSH_INTERVAL_MS));
-    const logs = a.output() + b.output();
-    expect(logs).not.toContain(key.slice(14)); // the key is named by its id, never by its secret
-    expect(logs).not.toMatch(/lcapi_[0-9A-Za-z]{20,}/);
-    expect(logs).not.toMatch(/Bearer \S/i);
-  }, 60000);
+      await new Promise((resolve) => setTimeout(resolve, 2 * LOG_FLUSH_INTERVAL_MS));
+      const logs = a.output() + b.output();
+      expect(logs).not.toContain(key.slice(14)); // the key is named by its id, never by its secret
+      expect(logs).not.toMatch(/lcapi_[0-9A-Za-z]{20,}/);
+      expect(logs).not.toMatch(/Bearer \S/i);
+    },
+    60000,
+  );
 
   // Each name is unique to its case, so the list shows whether anything was created.
   it.each([

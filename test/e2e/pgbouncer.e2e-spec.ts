@@ -2,6 +2,7 @@ import request from 'supertest';
 import { DatabaseReader } from '../../src/database/database-reader';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
+import { describeWith } from '../support/optional-program';
 import { PgBouncer } from '../support/pgbouncer';
 
 const LINKS = ['link-a', 'link-b', 'link-c'];
@@ -32,76 +33,78 @@ function burst(t: TestApp) {
 // Debian's PgBouncer 1.18 in transaction mode: it keeps no prepared statement across
 // transactions (1.21 added that) and refuses unknown startup parameters; the API sends one,
 // statement_timeout, which it is told to ignore.
-describe.each([{ preparedStatements: 'false' }, { preparedStatements: 'true' }])(
-  'Through PgBouncer in transaction mode, DATABASE_PREPARED_STATEMENTS=$preparedStatements',
-  ({ preparedStatements }) => {
-    const serverUrl = process.env.DATABASE_URL as string;
-    const bouncer = new PgBouncer(serverUrl, {
-      poolSize: 2,
-      ignoreStartupParameters: ['statement_timeout'],
-    });
-    let t: TestApp;
-
-    beforeAll(async () => {
-      await bouncer.start();
-      t = await createTestApp({
-        env: { DATABASE_PREPARED_STATEMENTS: preparedStatements },
-        appDatabaseUrl: bouncer.url(serverUrl),
+describeWith(['pgbouncer'], 'Through PgBouncer in transaction mode', () => {
+  describe.each([{ preparedStatements: 'false' }, { preparedStatements: 'true' }])(
+    'DATABASE_PREPARED_STATEMENTS=$preparedStatements',
+    ({ preparedStatements }) => {
+      const serverUrl = process.env.DATABASE_URL as string;
+      const bouncer = new PgBouncer(serverUrl, {
+        poolSize: 2,
+        ignoreStartupParameters: ['statement_timeout'],
       });
-      await insertLinks(
-        t.dataSource,
-        LINKS.map((id) => ({ id })),
-      );
-      await insertClients(t.dataSource, CLIENTS);
-    }, 60000);
+      let t: TestApp;
 
-    afterAll(async () => {
-      await t?.close();
-      await bouncer.stop();
-      process.env.DATABASE_URL = serverUrl;
-    });
-
-    if (preparedStatements === 'false') {
-      it('answers every endpoint correctly under concurrency', async () => {
-        for (let round = 0; round < 3; round++) {
-          const responses = await burst(t);
-          expect(responses.map((r) => r.status)).toEqual(responses.map(() => 200));
-          const [links, link, page, byLink, client] = responses.map((r) => r.body);
-          expect(links.data.map((l: { id: string }) => l.id)).toEqual(LINKS);
-          expect(link.id).toBe('link-b');
-          expect(page).toMatchObject({ meta: { total: 6 }, data: [{}, {}] });
-          expect(byLink.data.map((c: { id: string }) => c.id)).toEqual([
-            'client-2-1',
-            'client-2-2',
-          ]);
-          expect(client).toMatchObject({ id: 'client-1-2', linkId: 'link-b', status: 'active' });
-        }
-      });
-
-      it('sends no startup option PgBouncer refuses (only statement_timeout is ignored)', async () => {
-        const rows = await t.app
-          .get(DatabaseReader)
-          .query<{ n: number }[]>('SELECT $1::int AS n', [7]);
-        expect(rows).toEqual([{ n: 7 }]);
-      });
-    } else {
-      it('fails: named statements are missing on, or clash with, the next server connection', async () => {
-        const reader = t.app.get(DatabaseReader);
-        const results = await Promise.allSettled(
-          Array.from({ length: 60 }, (_, i) =>
-            reader.query(`SELECT $1::int AS n, ${i % 3}`, [i], { prepared: true }),
-          ),
+      beforeAll(async () => {
+        await bouncer.start();
+        t = await createTestApp({
+          env: { DATABASE_PREPARED_STATEMENTS: preparedStatements },
+          appDatabaseUrl: bouncer.url(serverUrl),
+        });
+        await insertLinks(
+          t.dataSource,
+          LINKS.map((id) => ({ id })),
         );
-        const messages = results.flatMap((r) =>
-          r.status === 'rejected' ? [(r.reason as Error).message] : [],
-        );
-        expect(messages.length).toBeGreaterThan(0);
-        expect(messages.join('\n')).toMatch(
-          /prepared statement "api_\d+" (does not exist|already exists)/,
-        );
-        const statuses = (await burst(t)).map((r) => r.status);
-        expect(statuses).toContain(500);
+        await insertClients(t.dataSource, CLIENTS);
+      }, 60000);
+
+      afterAll(async () => {
+        await t?.close();
+        await bouncer.stop();
+        process.env.DATABASE_URL = serverUrl;
       });
-    }
-  },
-);
+
+      if (preparedStatements === 'false') {
+        it('answers every endpoint correctly under concurrency', async () => {
+          for (let round = 0; round < 3; round++) {
+            const responses = await burst(t);
+            expect(responses.map((r) => r.status)).toEqual(responses.map(() => 200));
+            const [links, link, page, byLink, client] = responses.map((r) => r.body);
+            expect(links.data.map((l: { id: string }) => l.id)).toEqual(LINKS);
+            expect(link.id).toBe('link-b');
+            expect(page).toMatchObject({ meta: { total: 6 }, data: [{}, {}] });
+            expect(byLink.data.map((c: { id: string }) => c.id)).toEqual([
+              'client-2-1',
+              'client-2-2',
+            ]);
+            expect(client).toMatchObject({ id: 'client-1-2', linkId: 'link-b', status: 'active' });
+          }
+        });
+
+        it('sends no startup option PgBouncer refuses (only statement_timeout is ignored)', async () => {
+          const rows = await t.app
+            .get(DatabaseReader)
+            .query<{ n: number }[]>('SELECT $1::int AS n', [7]);
+          expect(rows).toEqual([{ n: 7 }]);
+        });
+      } else {
+        it('fails: named statements are missing on, or clash with, the next server connection', async () => {
+          const reader = t.app.get(DatabaseReader);
+          const results = await Promise.allSettled(
+            Array.from({ length: 60 }, (_, i) =>
+              reader.query(`SELECT $1::int AS n, ${i % 3}`, [i], { prepared: true }),
+            ),
+          );
+          const messages = results.flatMap((r) =>
+            r.status === 'rejected' ? [(r.reason as Error).message] : [],
+          );
+          expect(messages.length).toBeGreaterThan(0);
+          expect(messages.join('\n')).toMatch(
+            /prepared statement "api_\d+" (does not exist|already exists)/,
+          );
+          const statuses = (await burst(t)).map((r) => r.status);
+          expect(statuses).toContain(500);
+        });
+      }
+    },
+  );
+});

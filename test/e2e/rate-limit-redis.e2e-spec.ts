@@ -1,9 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { createTestApp, TestApp } from '../support/create-app';
 import { scrapeMetrics } from '../support/metrics';
+import { describeWith } from '../support/optional-program';
+import { startRedis } from '../support/redis-server';
 import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
 import { freePort } from '../../src/dev/free-port';
@@ -11,29 +13,8 @@ import { freePort } from '../../src/dev/free-port';
 const PER_KEY = 3;
 const prefix = 'test:';
 
-/** A Redis of the test's own (no other suite can touch its keys), ready to accept connections. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--save',
-    '',
-  ]);
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', () => reject(new Error(`redis-server exited: ${output}`)));
-  });
-  return child;
-}
-
 // The app reaches the test's Redis through a proxy the test cuts and restores.
-describe('Rate limits when Redis goes away and comes back', () => {
+describeWith(['redis-server'], 'Rate limits when Redis goes away and comes back', () => {
   let server: ChildProcess;
   let proxy: TcpProxy;
   let redis: Redis;

@@ -8,13 +8,14 @@ import { APP_OPTIONS, configureApp } from '../../src/app.setup';
 import { STANDBY_AS_PRIMARY } from '../../src/database/schema-access';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
+import { describeWith } from '../support/optional-program';
 import { ReplicaCluster } from '../support/replica-cluster';
 import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
 
 // A real primary and a streaming replica made with pg_basebackup. Replay on
 // the replica is paused to show which server answers: the API keeps seeing the old data.
-describe('Read replicas (DATABASE_REPLICA_URLS)', () => {
+describeWith(['pg_basebackup'], 'Read replicas (DATABASE_REPLICA_URLS)', () => {
   const cluster = new ReplicaCluster();
   const database = new URL(process.env.DATABASE_URL as string).pathname.slice(1);
   let t: TestApp;

@@ -1,12 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { freePort } from '../../src/dev/free-port';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { programPath } from './optional-program';
 import { waitFor } from './wait-for';
-
-const BINARY = '/usr/sbin/pgbouncer';
 
 /**
  * Debian's PgBouncer in transaction mode in front of `serverUrl`'s server, on a free loopback
@@ -31,7 +30,6 @@ export class PgBouncer {
   }
 
   async start(): Promise<void> {
-    if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: apt-get install pgbouncer`);
     const server = new URL(this.serverUrl);
     this.port = await freePort();
     chmodSync(this.dir, 0o755);
@@ -56,7 +54,7 @@ export class PgBouncer {
     );
     // PgBouncer refuses to run as root; -u makes it switch to the postgres user.
     const asRoot = process.getuid?.() === 0 ? ['-u', 'postgres'] : [];
-    this.process = spawn(BINARY, [...asRoot, ini], { stdio: 'ignore' });
+    this.process = spawn(programPath('pgbouncer'), [...asRoot, ini], { stdio: 'ignore' });
     await waitForPort(this.port);
   }
 

@@ -1,21 +1,22 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { freePort } from '../../src/dev/free-port';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { programPath } from './optional-program';
 
 const run = promisify(execFile);
 
 /**
  * A primary PostgreSQL and a streaming replica made from it with pg_basebackup, both on
- * loopback, in a temporary directory. Uses the machine's PostgreSQL binaries (the embedded
+ * loopback, in a temporary directory. Uses Debian's PostgreSQL binaries (the embedded
  * package ships no pg_basebackup); as root, runs them as the `postgres` system user, since
  * PostgreSQL refuses to run as root.
  */
 export class ReplicaCluster {
   private readonly dir = mkdtempSync(join(tmpdir(), 'links-clients-replica-'));
-  private readonly bin = findPostgresBin();
+  private readonly bin = dirname(programPath('pg_basebackup'));
   primaryPort = 0;
   replicaPort = 0;
 
@@ -76,16 +77,6 @@ export class ReplicaCluster {
       ? run('runuser', ['-u', 'postgres', '--', command, ...args], { cwd: this.dir })
       : run(command, args, { cwd: this.dir });
   }
-}
-
-function findPostgresBin(): string {
-  const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-  const found = versions
-    .map((version) => join(root, version, 'bin'))
-    .find((bin) => existsSync(join(bin, 'pg_basebackup')));
-  if (!found) throw new Error('PostgreSQL server binaries with pg_basebackup are not installed');
-  return found;
 }
 
 const idOf = (flag: string, name: string) =>

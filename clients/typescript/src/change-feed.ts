@@ -1,5 +1,5 @@
-import { ApiClient, ApiError, Client, Link } from './client';
-import { sleep } from './retrying-fetch';
+import { ApiClient, ApiError, Client, Link } from './client.js';
+import { sleep } from './retrying-fetch.js';
 
 /** The two change feeds: `/api/data/changes/clients` and `/api/data/changes/links`. */
 export type Feed = 'clients' | 'links';

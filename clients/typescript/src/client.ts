@@ -1,6 +1,6 @@
 import createClient, { Client as FetchClient } from 'openapi-fetch';
-import { retryingFetch, RetryOptions } from './retrying-fetch';
-import type { components, paths } from './schema';
+import { retryingFetch, RetryOptions } from './retrying-fetch.js';
+import type { components, paths } from './schema.js';
 
 // Types generated from openapi.json (`npm run openapi`), named for consumers.
 export type Link = components['schemas']['LinkResponse'];

@@ -1,4 +1,4 @@
-import { ApiClient, ApiError, Client } from './client';
+import { ApiClient, ApiError, Client } from './client.js';
 
 /** The List Clients filters; an omitted one does not restrict. */
 export interface ClientFilter {
