@@ -165,7 +165,7 @@ export class SharedRender {
   /** Resolves once every receiver and every compressor can take more. */
   private async taken(): Promise<void> {
     const busy = [
-      ...[...this.receivers].map(({ res }) => res).filter((res) => res.writableNeedDrain),
+      ...[...this.receivers].map(({ res }) => res),
       ...[...(this.encoded?.values() ?? [])].map((copy) => copy.stream),
     ].filter((stream) => stream.writableNeedDrain && !stream.destroyed);
     await Promise.all(busy.map(drainedOrClosed));
