@@ -105,3 +105,14 @@ export const IntegerFrom = (min: number, max: number) => {
     Max(max, rule),
   );
 };
+
+/** A value other than `other`'s (`anyOf`, such as port 0 for any free port, may be shared). */
+export const DiffersFrom = (other: string, why: string, anyOf?: unknown) =>
+  ValidateBy({
+    name: 'differsFrom',
+    validator: {
+      validate: (value, args) =>
+        value === anyOf || value !== (args?.object as Record<string, unknown>)[other],
+      defaultMessage: (args) => `${args?.property} must differ from ${other}: ${why}`,
+    },
+  });

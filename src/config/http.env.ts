@@ -1,6 +1,6 @@
 import { Expose, Transform } from 'class-transformer';
 import { IsOptional, Matches, ValidateBy } from 'class-validator';
-import { CommaList, IntegerFrom } from './env-decorators';
+import { CommaList, DiffersFrom, IntegerFrom } from './env-decorators';
 import { isTrustProxy, parseTrustProxy, TRUST_PROXY_MESSAGE, TrustProxy } from './trust-proxy';
 
 /** The HTTP server. */
@@ -10,13 +10,7 @@ export class HttpEnv {
 
   // The Prometheus scrape's own port (0: any free port, as the tests use).
   @IntegerFrom(0, 65535)
-  @ValidateBy({
-    name: 'differsFromPort',
-    validator: {
-      validate: (port, args) => port === 0 || port !== (args?.object as HttpEnv).PORT,
-      defaultMessage: () => 'METRICS_PORT must differ from PORT: /metrics has a port of its own',
-    },
-  })
+  @DiffersFrom('PORT', '/metrics has a port of its own', 0)
   METRICS_PORT = 9464;
 
   // Origins allowed to call the API from a browser; unset, CORS is off.

@@ -1,6 +1,6 @@
 import { Expose } from 'class-transformer';
-import { IsDefined, IsOptional, MinLength, ValidateBy } from 'class-validator';
-import { WholeMilliseconds } from './env-decorators';
+import { IsDefined, IsOptional, MinLength } from 'class-validator';
+import { DiffersFrom, WholeMilliseconds } from './env-decorators';
 
 /** List totals and cursors (docs/api.md, Endpoints). */
 export class PagingEnv {
@@ -14,14 +14,7 @@ export class PagingEnv {
   @Expose()
   @IsOptional()
   @MinLength(32, { message: 'CURSOR_SECRET_PREVIOUS must be at least 32 characters' })
-  @ValidateBy({
-    name: 'differsFromCurrent',
-    validator: {
-      validate: (previous, args) => previous !== (args?.object as PagingEnv).CURSOR_SECRET,
-      defaultMessage: () =>
-        'CURSOR_SECRET_PREVIOUS must differ from CURSOR_SECRET: it holds the secret before the current one, or is unset',
-    },
-  })
+  @DiffersFrom('CURSOR_SECRET', 'it holds the secret before the current one, or is unset')
   CURSOR_SECRET_PREVIOUS?: string;
 
   // How old a list total may be; the rows are always fresh.
