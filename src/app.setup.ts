@@ -46,6 +46,7 @@ export function configureApp(app: NestExpressApplication): void {
     // What follows a response, answered or not, in one listener read by one clock.
     res.on('close', () => {
       shutdown.requestEnded();
+      inFlight.release(res);
       const route = routeOf(req);
       const durationMs = performance.now() - startedAt;
       const status = res.writableFinished ? res.statusCode : 'aborted';

@@ -14,6 +14,13 @@ const UNCAPPED_PATH = /^\/(?:health|metrics)(?:[/?]|$)/i;
 // How often responses are checked for a client that stopped reading.
 const SWEEP_EVERY_MS = 1000;
 
+/** What is known of a response being answered. */
+interface Open {
+  /** The API key it answers, once the key is known. */
+  keyId?: string;
+  stall?: Stall;
+}
+
 interface Stall {
   /** Bytes of the response not yet written to the connection, at the last sweep. */
   pending: number;
@@ -34,14 +41,18 @@ function queuedBytes(res: ServerResponse): number {
 
 /**
  * The requests a pod is answering, capped by MAX_REQUESTS_IN_FLIGHT (a 503 past it, probes and
- * scrapes aside), and the write timeout: a response whose client takes none of its waiting
- * bytes for RESPONSE_WRITE_TIMEOUT_MS is cut, so a client that stops reading holds neither
- * the body nor anything behind it for long.
+ * scrapes aside) and, once its key is known, by MAX_REQUESTS_PER_KEY per key, so one key's slow
+ * requests cannot take the database pool or the pod from the others. And the write timeout: a
+ * response whose client takes none of its waiting bytes for RESPONSE_WRITE_TIMEOUT_MS is cut,
+ * so a client that stops reading holds neither the body nor anything behind it for long.
+ * Each request is tracked until release(), called once its response closes.
  */
 @Injectable()
 export class InFlightRequests implements OnApplicationShutdown {
-  private readonly open = new Map<ServerResponse, Stall | undefined>();
+  private readonly open = new Map<ServerResponse, Open>();
+  private readonly perKey = new Map<string, number>();
   private readonly max: number;
+  private readonly maxPerKey: number;
   private readonly writeTimeoutMs: number;
   private readonly sweeper: NodeJS.Timeout;
 
@@ -50,11 +61,12 @@ export class InFlightRequests implements OnApplicationShutdown {
     @Inject(SHED_COUNTER) private readonly shed: Counter<'reason'>,
   ) {
     this.max = env.MAX_REQUESTS_IN_FLIGHT;
+    this.maxPerKey = env.MAX_REQUESTS_PER_KEY;
     this.writeTimeoutMs = env.RESPONSE_WRITE_TIMEOUT_MS;
     this.sweeper = setInterval(() => this.cutStalled(), SWEEP_EVERY_MS).unref();
   }
 
-  /** Tracks the request until its response closes, or answers it 503 and returns false. */
+  /** Tracks the request until release(), or answers it 503 and returns false. */
   admit(req: IncomingMessage, res: ServerResponse): boolean {
     if (UNCAPPED_PATH.test(req.url ?? '')) return true;
     if (this.open.size >= this.max) {
@@ -63,9 +75,32 @@ export class InFlightRequests implements OnApplicationShutdown {
       sendProblem(res, 503, SERVICE_BUSY, requestIdOf(res));
       return false;
     }
-    this.open.set(res, undefined);
-    res.once('close', () => this.open.delete(res));
+    this.open.set(res, {});
     return true;
+  }
+
+  /** Counts a tracked request against its key's cap; false, counting nothing, past it. */
+  admitForKey(res: ServerResponse, keyId: string): boolean {
+    const open = this.open.get(res);
+    if (open === undefined || open.keyId !== undefined) return true;
+    const count = this.perKey.get(keyId) ?? 0;
+    if (count >= this.maxPerKey) {
+      this.shed.inc({ reason: 'key_in_flight' });
+      return false;
+    }
+    this.perKey.set(keyId, count + 1);
+    open.keyId = keyId;
+    return true;
+  }
+
+  /** Stops tracking the request: its response has closed. */
+  release(res: ServerResponse): void {
+    const keyId = this.open.get(res)?.keyId;
+    this.open.delete(res);
+    if (keyId === undefined) return;
+    const left = (this.perKey.get(keyId) ?? 1) - 1;
+    if (left === 0) this.perKey.delete(keyId);
+    else this.perKey.set(keyId, left);
   }
 
   onApplicationShutdown(): void {
@@ -74,13 +109,14 @@ export class InFlightRequests implements OnApplicationShutdown {
 
   private cutStalled(): void {
     const now = Date.now();
-    for (const [res, stall] of this.open) {
+    for (const [res, open] of this.open) {
+      const { stall } = open;
       const pending = res.writableLength;
       const queued = queuedBytes(res);
       if (pending === 0) {
-        if (stall) this.open.set(res, undefined);
+        open.stall = undefined;
       } else if (!stall || pending < stall.pending || queued < stall.queued) {
-        this.open.set(res, { pending, queued, since: now });
+        open.stall = { pending, queued, since: now };
       } else if (now - stall.since >= this.writeTimeoutMs) {
         this.shed.inc({ reason: 'write_timeout' });
         res.destroy();

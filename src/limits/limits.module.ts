@@ -1,7 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { Registry } from 'prom-client';
 import { InFlightRequests } from './in-flight-requests';
-import { KeyConcurrency } from './key-concurrency';
 import { SHED_COUNTER, shedCounter } from './shed-counter';
 import { WorkLimits } from './work-limits';
 
@@ -12,9 +11,8 @@ import { WorkLimits } from './work-limits';
     // Registry: provided globally by MetricsModule.
     { provide: SHED_COUNTER, inject: [Registry], useFactory: shedCounter },
     WorkLimits,
-    KeyConcurrency,
     InFlightRequests,
   ],
-  exports: [WorkLimits, KeyConcurrency, InFlightRequests],
+  exports: [WorkLimits, InFlightRequests],
 })
 export class LimitsModule {}

@@ -15,7 +15,7 @@ import { ApiKeyVerifier } from '../api-keys/api-key-verifier';
 import { RateLimitEnv } from '../config/rate-limit.env';
 import { RATE_LIMITED, TOO_MANY_IN_FLIGHT_FOR_KEY } from '../http/error-texts';
 import { RETRY_AFTER_SECONDS_WHEN_BUSY } from '../http/service-busy.exception';
-import { KeyConcurrency } from '../limits/key-concurrency';
+import { InFlightRequests } from '../limits/in-flight-requests';
 import { routeFlag } from '../http/route-flag';
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
@@ -36,7 +36,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     reflector: Reflector,
     private readonly verifier: ApiKeyVerifier,
     private readonly env: RateLimitEnv,
-    private readonly keyConcurrency: KeyConcurrency,
+    private readonly inFlight: InFlightRequests,
   ) {
     super(options, storage, reflector);
     // The one throttler's name is `default`.
@@ -85,7 +85,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     // Within its budget, a key still has only so many requests answered at once.
     if (caller) {
       const response = context.switchToHttp().getResponse<Response>();
-      if (!this.keyConcurrency.admit(caller.keyId, response)) {
+      if (!this.inFlight.admitForKey(response, caller.keyId)) {
         response.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_WHEN_BUSY));
         throw new ThrottlerException(TOO_MANY_IN_FLIGHT_FOR_KEY);
       }
