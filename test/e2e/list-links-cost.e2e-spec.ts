@@ -38,10 +38,11 @@ describe('List Links: what a request costs', () => {
 
   it('shares one read of the content and one render among concurrent requests', async () => {
     await change();
-    // A read that takes a while, as on a large table, so the requests overlap it.
+    // A read that takes a while, as on a large table, so the requests overlap it even on a busy
+    // machine.
     const content = repository.content.bind(repository);
     const contentReads = jest.spyOn(repository, 'content').mockImplementation(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 250));
       return content();
     });
     const renders = jest.spyOn(repository, 'inOneSnapshot');
