@@ -29,6 +29,7 @@ const OPERATIONAL = [
   'logging',
   'malformed-http',
   'operations',
+  'pod-bounds',
   'pgbouncer',
   'production-start',
   'query-plans',
