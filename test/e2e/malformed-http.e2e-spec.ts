@@ -192,10 +192,10 @@ describe('Malformed HTTP', () => {
     const first = get('/api/data/links').replace('Connection: close\r\n', '');
     const answer = await exchange(port, `${first}FOO\u0000 /api/data/links HTTP/1.1\r\n\r\n`);
     expect(answer).toMatch(/HTTP\/1\.1 400 Bad Request\r\n/);
-    expect(answer).not.toContain('405');
+    expect(answer).not.toMatch(/HTTP\/1\.1 405 /);
     // Nor an unknown method behind a request still being answered: the 405 would read as its.
     const behind = await exchange(port, `${first}FOO /api/data/links HTTP/1.1\r\nHost: x\r\n\r\n`);
-    expect(behind).not.toContain('405');
+    expect(behind).not.toMatch(/HTTP\/1\.1 405 /);
   });
 
   it('answers an HTTP/1.1 request without Host in the app: its request id is kept', async () => {
