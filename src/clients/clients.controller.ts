@@ -11,11 +11,11 @@ import {
   ApiErrorResponses,
   LIMIT_OUT_OF_RANGE,
   unknownParameter,
-} from '../http/api-error-responses.decorator';
-import { CLIENT_NOT_FOUND } from '../http/error-texts';
-import { NoQueryParams } from '../http/no-query-params';
-import { ReadOnlyController } from '../http/read-only.controller';
-import { StrictQueryPipe } from '../http/strict-query.pipe';
+} from '../openapi/api-error-responses.decorator';
+import { CLIENT_NOT_FOUND } from '../errors/error-texts';
+import { NoQueryParams } from '../requests/no-query-params';
+import { ReadOnlyController } from '../requests/read-only.controller';
+import { StrictQueryPipe } from '../query/strict-query.pipe';
 import { renderClient, renderClientsPage } from './client.renderer';
 import { ClientsService } from './clients.service';
 import { ClientResponse } from './dto/client.response';

@@ -1,10 +1,10 @@
 import { Controller, Get, Header, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiErrorResponses, unknownParameter } from '../http/api-error-responses.decorator';
-import { LINK_NOT_FOUND } from '../http/error-texts';
-import { NoQueryParams } from '../http/no-query-params';
-import { ReadOnlyController } from '../http/read-only.controller';
+import { ApiErrorResponses, unknownParameter } from '../openapi/api-error-responses.decorator';
+import { LINK_NOT_FOUND } from '../errors/error-texts';
+import { NoQueryParams } from '../requests/no-query-params';
+import { ReadOnlyController } from '../requests/read-only.controller';
 import { LinkResponse } from './dto/link.response';
 import { LINK_EXAMPLE, LINKS_LIST_EXAMPLE } from './dto/links.examples';
 import { LinksListResponse } from './dto/links-list.response';

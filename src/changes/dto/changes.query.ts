@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { CursorField, LimitField, LinkIdField, MAX_CURSOR_LENGTH } from '../../http/query-fields';
+import { CursorField, LimitField, LinkIdField, MAX_CURSOR_LENGTH } from '../../query/query-fields';
 import { Position } from '../../database/list-order';
-import { SignedCursor } from '../../http/signed-cursor';
+import { SignedCursor } from '../../query/signed-cursor';
 
 const CURSOR_DOC = {
   description:

@@ -7,9 +7,9 @@ import {
   LimitField,
   LinkIdField,
   MAX_CURSOR_LENGTH,
-} from '../../http/query-fields';
+} from '../../query/query-fields';
 import { Position } from '../../database/list-order';
-import { SignedCursor } from '../../http/signed-cursor';
+import { SignedCursor } from '../../query/signed-cursor';
 
 export const FILTERABLE_STATUSES = ['new', 'connected'] as const;
 export const MAX_PAGE = 2147483647;

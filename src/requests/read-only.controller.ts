@@ -1,6 +1,6 @@
 import { All, MethodNotAllowedException } from '@nestjs/common';
 import { ApiExcludeEndpoint } from '@nestjs/swagger';
-import { READ_ONLY } from './error-texts';
+import { READ_ONLY } from '../errors/error-texts';
 
 /**
  * Base of every controller: a catch-all over its paths (by default its collection

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, TransformFnParams } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
-import { MAX_REQUEST_HEAD_BYTES } from './client-error';
+import { MAX_REQUEST_HEAD_BYTES } from '../config/http.env';
 
 // The query parameters every paged route shares (docs/api.md, Endpoints), one decorator each.
 

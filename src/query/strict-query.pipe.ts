@@ -1,7 +1,7 @@
 import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync } from 'class-validator';
-import { INVALID_PERCENT_ENCODING, INVALID_QUERY } from './error-texts';
+import { INVALID_PERCENT_ENCODING, INVALID_QUERY } from '../errors/error-texts';
 import { MALFORMED_NAMES, ParsedQuery } from './parse-query';
 import { CursorBinding, CursorCodec, CursorError, cursorBindingOf } from './signed-cursor';
 
