@@ -41,11 +41,7 @@ export class ClientsService {
   /** What a List Clients request asks for (docs/api.md, Endpoints). */
   async list(query: ListClientsQuery): Promise<ClientsPage> {
     const { limit, after } = query;
-    const filters: ClientFilters = {
-      linkId: query.linkId,
-      isDeleted: query.isDeleted,
-      status: query.status,
-    };
+    const filters: ClientFilters = query;
     const scope = listClientsScope(query);
     // The validation pipe has verified the cursor against these filters.
     if (after !== undefined) {

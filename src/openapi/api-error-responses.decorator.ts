@@ -16,7 +16,7 @@ import {
   READ_ONLY,
   UNEXPECTED_ERROR,
 } from '../errors/error-texts';
-import { limitRule } from '../query/query-fields';
+import { limitRule } from '../query/fields';
 import { MAX_REQUEST_BODY_BYTES } from '../requests/request-size';
 import { UNKNOWN_PARAMETER } from '../query/strict-query.pipe';
 

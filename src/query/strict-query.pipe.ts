@@ -3,6 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync } from 'class-validator';
 import { INVALID_PERCENT_ENCODING, INVALID_QUERY } from '../errors/error-texts';
 import { MALFORMED_NAMES, ParsedQuery } from './parse-query';
+import { filtersOf } from './filters';
 import { CursorBinding, CursorCodec, CursorError, cursorBindingOf } from './signed-cursor';
 
 export const UNKNOWN_PARAMETER = 'is not a known parameter';
@@ -31,7 +32,7 @@ export class StrictQueryPipe implements PipeTransform {
   transform(value: unknown, { type, metatype }: ArgumentMetadata): unknown {
     if (type !== 'query' || !metatype) return value;
     const query = value as ParsedQuery;
-    const known = declaredNames(metatype);
+    const known = queryParameterNames(metatype);
     const errors: ParameterError[] = [];
     const accepted: Record<string, unknown> = Object.create(null);
     const malformed = query[MALFORMED_NAMES];
@@ -72,7 +73,10 @@ export class StrictQueryPipe implements PipeTransform {
     const cursor = binding && fields[binding.property];
     if (!binding || typeof cursor !== 'string') return;
     if (errors.some((error) => error.name === binding.property)) return;
-    const scopes = readings(binding, errors, fields, query, reread).map(binding.scope);
+    const scopes = readings(binding, errors, fields, query, reread).flatMap((reading) => {
+      const earlier = binding.earlierScope?.(reading);
+      return earlier === undefined ? [binding.scope(reading)] : [binding.scope(reading), earlier];
+    });
     const position = this.cursors.decode(cursor, scopes);
     if (typeof position === 'string') {
       errors.push({ name: binding.property, reason: CURSOR_REASONS[position] });
@@ -97,7 +101,8 @@ function readings(
   reread: (name: string, value: string) => unknown,
 ): object[] {
   let all: Record<string, unknown>[] = [fields];
-  for (const name of binding.filters) {
+  const filters = [...binding.filters, ...filtersOf(fields.constructor).map(({ name }) => name)];
+  for (const name of filters) {
     if (!errors.some((error) => error.name === name)) continue;
     const given = [...new Set([query[name]].flat())].slice(0, VALUES_PER_FILTER);
     const values = [undefined, ...given.map((value) => reread(name, value as string))];
@@ -115,7 +120,8 @@ export function invalidQuery(errors: ParameterError[]): BadRequestException {
 // once per request.
 const namesByDto = new Map<new () => unknown, ReadonlySet<string>>();
 
-function declaredNames(dto: new () => unknown): ReadonlySet<string> {
+/** A query DTO's parameters: the fields it validates. */
+export function queryParameterNames(dto: new () => unknown): ReadonlySet<string> {
   let names = namesByDto.get(dto);
   if (!names) {
     const rules = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);

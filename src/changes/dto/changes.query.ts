@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { CursorField, LimitField, LinkIdField, MAX_CURSOR_LENGTH } from '../../query/query-fields';
+import { CursorField, LimitField, IdField, MAX_CURSOR_LENGTH } from '../../query/fields';
 import { Position } from '../../database/list-order';
 import { SignedCursor } from '../../query/signed-cursor';
 
@@ -34,7 +34,7 @@ export class ClientChangesQuery {
   @LimitField('Rows per page (decimal digits only)')
   limit = 100;
 
-  @LinkIdField('Only the clients of this link (exact match)')
+  @IdField('Only the clients of this link (exact match)')
   linkId?: string;
 
   @ApiPropertyOptional(CURSOR_DOC)
