@@ -70,8 +70,7 @@ export class ListClientsQuery {
   @ApiPropertyOptional({
     description:
       'Continue after the last item of an earlier response: its meta.nextCursor, with the same ' +
-      'filters (any limit), such as `WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA`. ' +
-      'Cannot be combined with page (in "Try it out", clear page first).',
+      'filters (any limit). Cannot be combined with page (in "Try it out", clear page first).',
     minLength: 1,
     maxLength: MAX_CURSOR_LENGTH,
     // No `example`: the docs page would send it in every "Try it out", and a made-up cursor is a 400.
