@@ -44,20 +44,24 @@ describe('filters', () => {
 
   it('scopes a query by the filters it gives, whatever filters exist besides', () => {
     const query = { ownerId: 'a', limit: 5 };
-    expect(filterScope('rows', QueryWithALaterFilter, query)).toBe(
-      filterScope('rows', Query, query),
+    expect(filterScope('rows', filtersOf(QueryWithALaterFilter), query)).toBe(
+      filterScope('rows', filtersOf(Query), query),
     );
-    expect(filterScope('rows', QueryWithALaterFilter, { ...query, createdAfter: 'x' })).not.toBe(
-      filterScope('rows', Query, query),
-    );
-    expect(filterScope('rows', Query, {})).toBe('rows\0[]');
+    expect(
+      filterScope('rows', filtersOf(QueryWithALaterFilter), { ...query, createdAfter: 'x' }),
+    ).not.toBe(filterScope('rows', filtersOf(Query), query));
+    expect(filterScope('rows', filtersOf(Query), {})).toBe('rows\0[]');
   });
 
   it('scopes by value and endpoint, never by the order filters are given or declared in', () => {
-    const scope = filterScope('rows', Query, { ownerId: 'a', isArchived: true });
-    expect(filterScope('rows', Query, { isArchived: true, ownerId: 'a' })).toBe(scope);
-    expect(filterScope('rows', Query, { ownerId: 'a', isArchived: false })).not.toBe(scope);
-    expect(filterScope('other', Query, { ownerId: 'a', isArchived: true })).not.toBe(scope);
+    const scope = filterScope('rows', filtersOf(Query), { ownerId: 'a', isArchived: true });
+    expect(filterScope('rows', filtersOf(Query), { isArchived: true, ownerId: 'a' })).toBe(scope);
+    expect(filterScope('rows', filtersOf(Query), { ownerId: 'a', isArchived: false })).not.toBe(
+      scope,
+    );
+    expect(filterScope('other', filtersOf(Query), { ownerId: 'a', isArchived: true })).not.toBe(
+      scope,
+    );
   });
 
   it('validates a filter by its field: an instant PostgreSQL refuses is a 400 reason', () => {

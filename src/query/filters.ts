@@ -40,8 +40,10 @@ export const filtersOf = (dto: object): readonly FilterDeclaration[] =>
   (Reflect.getMetadata(FILTERS, dto) as FilterDeclaration[] | undefined) ?? [];
 
 /** The filters a query gives, with their values (an absent filter is no filter). */
-export const givenFilters = (dto: object, query: object) =>
-  filtersOf(dto)
+export const givenFilters = (dto: object, query: object) => given(filtersOf(dto), query);
+
+const given = (filters: readonly FilterDeclaration[], query: object) =>
+  filters
     .map((filter) => ({ ...filter, value: (query as Record<string, unknown>)[filter.name] }))
     .filter(({ value }) => value !== undefined);
 
@@ -49,9 +51,13 @@ export const givenFilters = (dto: object, query: object) =>
  * What a page of `endpoint` is bound to: the endpoint and the filters given, by name. A filter
  * added later changes no scope of a query without it, so a cursor survives that release.
  */
-export const filterScope = (endpoint: string, dto: object, query: object): string =>
+export const filterScope = (
+  endpoint: string,
+  filters: readonly FilterDeclaration[],
+  query: object,
+): string =>
   `${endpoint}\0${JSON.stringify(
-    givenFilters(dto, query)
+    given(filters, query)
       .sort((a, b) => (a.name < b.name ? -1 : 1))
       .map(({ name, value }) => [name, value]),
   )}`;

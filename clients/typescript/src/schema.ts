@@ -1489,7 +1489,7 @@ export interface operations {
                 isDeleted?: boolean;
                 /** @description Exact match on the status */
                 status?: "new" | "connected";
-                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit). Cannot be combined with page (in "Try it out", clear page first). */
+                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit), such as `WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJiNndHdWhPQ1VnWSJd.VcVCWOqUK3LclRs_iUs9Cg`. Cannot be combined with page (in "Try it out", clear page first). */
                 cursor?: string;
             };
             header?: never;
@@ -1836,7 +1836,7 @@ export interface operations {
                 isDeleted?: boolean;
                 /** @description Exact match on the status */
                 status?: "new" | "connected";
-                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit). Cannot be combined with page (in "Try it out", clear page first). */
+                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit), such as `WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJiNndHdWhPQ1VnWSJd.VcVCWOqUK3LclRs_iUs9Cg`. Cannot be combined with page (in "Try it out", clear page first). */
                 cursor?: string;
             };
             header?: never;

@@ -9,7 +9,8 @@ import {
   LimitField,
   MAX_CURSOR_LENGTH,
 } from '../../query/fields';
-import { Filter, filterScope, givenFilters } from '../../query/filters';
+import { Filter, filterScope, filtersOf, givenFilters } from '../../query/filters';
+import { exampleCursor } from '../../query/example-cursor';
 import { Position } from '../../database/list-order';
 import { SignedCursor } from '../../query/signed-cursor';
 import { Client } from '../client.entity';
@@ -28,7 +29,8 @@ const NotCombinedWith = (other: 'page' | 'cursor') =>
   });
 
 /** What a List Clients cursor is bound to: this endpoint and the filters given. */
-export const listClientsScope = (query: object) => filterScope('clients', ListClientsQuery, query);
+export const listClientsScope = (query: object) =>
+  filterScope('clients', filtersOf(ListClientsQuery), query);
 
 // The scope of cursors issued before scopes named their filters: these three, in this order,
 // each null when absent. Such a cursor still continues a walk that gives no other filter.
@@ -39,6 +41,9 @@ export const firstFormatScope = (query: object): string | undefined => {
   const values = FIRST_SCOPE_FILTERS.map((name) => (query as Record<string, unknown>)[name]);
   return `clients\0${JSON.stringify(values)}`;
 };
+
+// The position the examples of the OpenAPI document continue after.
+const FIRST_ROW = { timestamp: '2026-02-01T00:00:00.000000Z', id: 'client-00002' };
 
 /** docs/api.md, Endpoints, `GET /api/data/clients`: its parameters in executable form. */
 export class ListClientsQuery {
@@ -70,7 +75,8 @@ export class ListClientsQuery {
   @ApiPropertyOptional({
     description:
       'Continue after the last item of an earlier response: its meta.nextCursor, with the same ' +
-      'filters (any limit). Cannot be combined with page (in "Try it out", clear page first).',
+      `filters (any limit), such as \`${exampleCursor(FIRST_ROW, filterScope('clients', [], {}))}\`. ` +
+      'Cannot be combined with page (in "Try it out", clear page first).',
     minLength: 1,
     maxLength: MAX_CURSOR_LENGTH,
     // No `example`: the docs page would send it in every "Try it out", and a made-up cursor is a 400.
