@@ -3,7 +3,6 @@ import {
   ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
-  ApiParam,
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
@@ -13,7 +12,7 @@ import {
   unknownParameter,
 } from '../openapi/api-error-responses.decorator';
 import { CLIENT_NOT_FOUND } from '../errors/error-texts';
-import { NoQueryParams } from '../requests/no-query-params';
+import { GetById } from '../openapi/get-by-id.decorator';
 import { ReadOnlyController } from '../requests/read-only.controller';
 import { StrictQueryPipe } from '../query/strict-query.pipe';
 import { renderClient, renderClientsPage } from './client.renderer';
@@ -60,17 +59,15 @@ export class ClientsController extends ReadOnlyController() {
     return renderClientsPage(await this.clientsService.list(query));
   }
 
-  @Get(':id')
-  @ApiOperation({ operationId: 'getClient', summary: 'Get one client by id, soft-deleted or not' })
-  @ApiParam({ name: 'id', description: 'The client id (opaque string)', example: 'client-1' })
-  @ApiOkResponse({ description: 'The client', type: ClientResponse, example: CLIENT_EXAMPLE })
-  @ApiErrorResponses({
+  @GetById({
+    operationId: 'getClient',
+    summary: 'Get one client by id, soft-deleted or not',
+    noun: 'client',
     path: '/api/data/clients',
-    badQuery: [unknownParameter('fields')],
+    type: ClientResponse,
+    example: CLIENT_EXAMPLE,
     notFound: CLIENT_NOT_FOUND,
   })
-  @Header('Content-Type', 'application/json; charset=utf-8')
-  @NoQueryParams()
   async get(@Param('id') id: string): Promise<string> {
     return renderClient(await this.clientsService.findOne(id));
   }
