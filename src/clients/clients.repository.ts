@@ -33,10 +33,12 @@ export interface SqlQuery {
 
 const CLIENTS = tableOf(Client);
 const column = (property: keyof Client & string) => columnOf(Client, property);
+// The select list that prints a client as the API does (the change feed prints with it too).
 export const CLIENT_COLUMNS = `c.${column('id')} AS "id", c.${column('linkId')} AS "linkId",
   c.${column('isDeleted')} AS "isDeleted", c.${column('status')} AS "status",
   ${printedTimestamp(`c.${column('createdAt')}`)} AS "createdAt",
   ${printedTimestamp(`c.${column('updatedAt')}`)} AS "updatedAt"`;
+// The same columns as stored, unprinted: what an inner select hands to the printing one.
 const STORED_COLUMNS = (['id', 'linkId', 'isDeleted', 'status', 'createdAt', 'updatedAt'] as const)
   .map(column)
   .join(', ');
