@@ -42,11 +42,6 @@ const ERRORS: Record<number, ErrorDoc> = {
     },
   },
   404: { description: 'No resource has this id' },
-  405: {
-    description: 'Only GET and HEAD are allowed (see the Allow header)',
-    detail: READ_ONLY,
-    header: { name: 'Allow', description: 'The methods allowed', example: ALLOWED_METHODS },
-  },
   413: {
     description: 'The request carries a body over 1 KiB (the API parses none)',
     detail: bodyTooLarge(MAX_REQUEST_BODY_BYTES),
@@ -68,7 +63,7 @@ const ERRORS: Record<number, ErrorDoc> = {
 };
 
 // Every data route can answer these, whatever its parameters, and 400 for a bad query.
-const ALWAYS = [400, 401, 405, 413, 429, 500, 503];
+const ALWAYS = [400, 401, 413, 429, 500, 503];
 
 /** Errors a bad query's example can show. */
 export const LIMIT_OUT_OF_RANGE: ParameterErrorDto = { name: 'limit', reason: limitRule.message };

@@ -25,6 +25,14 @@ export const MAX_LIMIT = 1000;
 export const MAX_CURSOR_LENGTH = MAX_REQUEST_HEAD_BYTES;
 export const MAX_ID_LENGTH = 255;
 
+// What the OpenAPI document promises: any value up to these lengths is answered, not refused
+// for the request head's size, when sent with every other parameter at its longest and up to
+// HEADERS_BUDGET bytes of other headers (a character percent-encoded is at most 12 bytes).
+// Longer values work too, as long as the head holds them. Tested.
+export const HEADERS_BUDGET = 2048;
+export const DOCUMENTED_ID_LENGTH = 1024;
+export const DOCUMENTED_CURSOR_LENGTH = 10_240;
+
 // Decimal digits only. Number() alone would accept '1e2', '0x10', ' 2' and '+2'.
 const digitsToNumber = ({ value }: TransformFnParams): unknown =>
   typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;

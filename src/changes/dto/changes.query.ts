@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { CursorField, LimitField, IdField, MAX_CURSOR_LENGTH } from '../../query/fields';
+import { CursorField, LimitField, IdField, DOCUMENTED_CURSOR_LENGTH } from '../../query/fields';
 import { Position } from '../../database/list-order';
 import { SignedCursor } from '../../query/signed-cursor';
 
@@ -7,7 +7,8 @@ const CURSOR_DOC = {
   description:
     'Continue after the position of an earlier response: its meta.nextCursor, from the same ' +
     'feed with the same filter. Omitted, the feed starts at the beginning (a full copy).',
-  maxLength: MAX_CURSOR_LENGTH,
+  minLength: 1,
+  maxLength: DOCUMENTED_CURSOR_LENGTH,
 };
 
 /** What a feed cursor is bound to: its feed, and on the client feed its linkId filter. */

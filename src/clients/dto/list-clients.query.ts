@@ -7,7 +7,7 @@ import {
   IdField,
   IntegerField,
   LimitField,
-  MAX_CURSOR_LENGTH,
+  DOCUMENTED_CURSOR_LENGTH,
 } from '../../query/fields';
 import { Filter, filterScope, filtersOf, givenFilters } from '../../query/filters';
 import { exampleCursor } from '../../query/example-cursor';
@@ -47,10 +47,10 @@ const FIRST_ROW = { timestamp: '2026-02-01T00:00:00.000000Z', id: 'client-00002'
 
 /** docs/api.md, Endpoints, `GET /api/data/clients`: its parameters in executable form. */
 export class ListClientsQuery {
-  @IntegerField('1-based page number (decimal digits only)', {
+  // No `default` in the document: a generated client would send it beside a cursor (a 400).
+  @IntegerField('1-based page number (decimal digits only); absent, the first page', {
     minimum: 1,
     maximum: MAX_PAGE,
-    default: 1,
   })
   @NotCombinedWith('cursor')
   page?: number; // Left unset when absent, so a page given with a cursor can be told apart.
@@ -78,7 +78,7 @@ export class ListClientsQuery {
       `filters (any limit), such as \`${exampleCursor(FIRST_ROW, filterScope('clients', [], {}))}\`. ` +
       'Cannot be combined with page (in "Try it out", clear page first).',
     minLength: 1,
-    maxLength: MAX_CURSOR_LENGTH,
+    maxLength: DOCUMENTED_CURSOR_LENGTH,
     // No `example`: the docs page would send it in every "Try it out", and a made-up cursor is a 400.
   })
   @CursorField()
