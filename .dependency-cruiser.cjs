@@ -14,6 +14,7 @@ const LAYERS = [
   ['limits'],
   ['api-keys', 'http'],
   ['database', 'dev'],
+  ['telemetry', 'timing'],
   ['config'],
 ];
 const RESOURCES = '^src/(links|clients|changes)/';
