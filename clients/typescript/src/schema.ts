@@ -324,6 +324,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -366,6 +368,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -387,6 +391,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -424,6 +430,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -457,6 +465,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description The methods allowed */
@@ -490,6 +500,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -543,6 +555,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -598,6 +612,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -629,6 +645,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -673,6 +691,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -694,6 +714,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -715,6 +737,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -734,6 +758,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -755,6 +781,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description The methods allowed */
@@ -776,6 +804,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -806,6 +836,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -838,6 +870,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -857,6 +891,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -892,6 +928,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -922,6 +960,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -943,6 +983,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -980,6 +1022,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -1013,6 +1057,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1044,6 +1090,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description The methods allowed */
@@ -1077,6 +1125,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1130,6 +1180,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -1185,6 +1237,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1216,6 +1270,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -1263,6 +1319,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -1284,6 +1342,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -1305,6 +1365,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1324,6 +1386,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -1345,6 +1409,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1364,6 +1430,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description The methods allowed */
@@ -1385,6 +1453,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1415,6 +1485,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -1447,6 +1519,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1466,6 +1540,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -1511,6 +1587,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -1534,6 +1612,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -1555,6 +1635,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1596,6 +1678,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -1629,6 +1713,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description The methods allowed */
@@ -1662,6 +1748,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1715,6 +1803,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -1770,6 +1860,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1801,6 +1893,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -1858,6 +1952,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -1879,6 +1975,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -1900,6 +1998,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1919,6 +2019,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -1940,6 +2042,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description The methods allowed */
@@ -1961,6 +2065,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1991,6 +2097,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -2023,6 +2131,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2042,6 +2152,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -2077,6 +2189,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -2110,6 +2224,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -2131,6 +2247,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2168,6 +2286,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -2201,6 +2321,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2232,6 +2354,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description The methods allowed */
@@ -2265,6 +2389,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2318,6 +2444,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -2373,6 +2501,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2404,6 +2534,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -2451,6 +2583,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -2472,6 +2606,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -2493,6 +2629,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2512,6 +2650,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -2533,6 +2673,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2552,6 +2694,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description The methods allowed */
@@ -2573,6 +2717,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2603,6 +2749,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -2635,6 +2783,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2654,6 +2804,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -2693,6 +2845,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -2735,6 +2889,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -2756,6 +2912,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2797,6 +2955,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -2830,6 +2990,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description The methods allowed */
@@ -2863,6 +3025,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2916,6 +3080,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -2971,6 +3137,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3002,6 +3170,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -3053,6 +3223,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -3074,6 +3246,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -3095,6 +3269,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3114,6 +3290,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -3135,6 +3313,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description The methods allowed */
@@ -3156,6 +3336,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3186,6 +3368,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -3218,6 +3402,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3237,6 +3423,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -3274,6 +3462,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -3313,6 +3503,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -3334,6 +3526,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3371,6 +3565,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -3404,6 +3600,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description The methods allowed */
@@ -3437,6 +3635,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3490,6 +3690,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -3545,6 +3747,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3576,6 +3780,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -3625,6 +3831,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -3646,6 +3854,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -3667,6 +3877,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3686,6 +3898,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -3707,6 +3921,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description The methods allowed */
@@ -3728,6 +3944,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3758,6 +3976,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -3790,6 +4010,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3809,6 +4031,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
