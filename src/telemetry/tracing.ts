@@ -5,9 +5,9 @@ type LogFields = () => Record<string, string>;
 
 /*
  * Tracing (docs/operations.md, Tracing). main.ts imports this file before anything else: the
- * instrumentations patch pg, ioredis, express and http as they are first required, so the SDK
- * must start before them, synchronously. When tracing is off, not one OpenTelemetry module is
- * loaded, hence `require` rather than imports.
+ * instrumentations patch pg, ioredis and http as they are first required, so the SDK must start
+ * before them, synchronously. When tracing is off, no module of the SDK or the instrumentations
+ * is loaded, hence `require` rather than imports.
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 const isOn = isTracingEnabled(process.env);
