@@ -5,7 +5,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import etag from 'etag';
 import { dump } from 'js-yaml';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
-import { PrecompressedBody } from '../http/precompressed-body';
+import { PrecompressedBody } from '../responses/precompressed-body';
 
 /** One file of the /docs reference, as it is sent: its type, ETag and body. */
 export interface DocsFile {

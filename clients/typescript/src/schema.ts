@@ -249,7 +249,7 @@ export interface components {
             totalPages: number;
             /**
              * @description Opaque; pass it as `cursor` (same filters) to continue after this page. null when no row follows.
-             * @example WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA
+             * @example WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJiNndHdWhPQ1VnWSJd.VcVCWOqUK3LclRs_iUs9Cg
              */
             nextCursor: string | null;
         };
@@ -263,7 +263,7 @@ export interface components {
             limit: number;
             /**
              * @description Opaque; pass it as `cursor` (same filters) to continue after this page. null when no row follows.
-             * @example WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA
+             * @example WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJiNndHdWhPQ1VnWSJd.VcVCWOqUK3LclRs_iUs9Cg
              */
             nextCursor: string | null;
         };
@@ -277,7 +277,7 @@ export interface components {
             limit: number;
             /**
              * @description Never null: the position after the last row returned, or this request’s own position when none was. Store it and poll with it.
-             * @example WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA
+             * @example WyIyMDI2LTAxLTAxVDAxOjAwOjAwLjAwMDAwMFoiLCJsaW5rLTAxIiwibmgzZ1dOeUozdjgiXQ.EoaJef7rVMhhTbEthHE-Tw
              */
             nextCursor: string;
             /** @description true: the page was full, more rows are ready now; false: caught up */
@@ -1565,7 +1565,7 @@ export interface operations {
                 isDeleted?: boolean;
                 /** @description Exact match on the status */
                 status?: "new" | "connected";
-                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit), such as `WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA`. Cannot be combined with page (in "Try it out", clear page first). */
+                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit), such as `WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJiNndHdWhPQ1VnWSJd.VcVCWOqUK3LclRs_iUs9Cg`. Cannot be combined with page (in "Try it out", clear page first). */
                 cursor?: string;
             };
             header?: never;
@@ -1930,7 +1930,7 @@ export interface operations {
                 isDeleted?: boolean;
                 /** @description Exact match on the status */
                 status?: "new" | "connected";
-                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit), such as `WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA`. Cannot be combined with page (in "Try it out", clear page first). */
+                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit), such as `WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJiNndHdWhPQ1VnWSJd.VcVCWOqUK3LclRs_iUs9Cg`. Cannot be combined with page (in "Try it out", clear page first). */
                 cursor?: string;
             };
             header?: never;
@@ -2868,7 +2868,7 @@ export interface operations {
                      *       ],
                      *       "meta": {
                      *         "limit": 100,
-                     *         "nextCursor": "WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA",
+                     *         "nextCursor": "WyIyMDI2LTAyLTA1VDAwOjAzOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMTEiLCJZcUdERGFJSHdqTSJd.NtwEddqGSIpHINRGHdgCUw",
                      *         "hasMore": false
                      *       }
                      *     }
@@ -3482,7 +3482,7 @@ export interface operations {
                      *       ],
                      *       "meta": {
                      *         "limit": 100,
-                     *         "nextCursor": "WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA",
+                     *         "nextCursor": "WyIyMDI2LTAxLTAxVDAxOjAwOjAwLjAwMDAwMFoiLCJsaW5rLTAxIiwibmgzZ1dOeUozdjgiXQ.EoaJef7rVMhhTbEthHE-Tw",
                      *         "hasMore": false
                      *       }
                      *     }

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { CursorField, LimitField, LinkIdField, MAX_CURSOR_LENGTH } from '../../http/query-fields';
+import { CursorField, LimitField, IdField, MAX_CURSOR_LENGTH } from '../../query/fields';
 import { Position } from '../../database/list-order';
-import { SignedCursor } from '../../http/signed-cursor';
+import { SignedCursor } from '../../query/signed-cursor';
 
 const CURSOR_DOC = {
   description:
@@ -34,7 +34,7 @@ export class ClientChangesQuery {
   @LimitField('Rows per page (decimal digits only)')
   limit = 100;
 
-  @LinkIdField('Only the clients of this link (exact match)')
+  @IdField('Only the clients of this link (exact match)')
   linkId?: string;
 
   @ApiPropertyOptional(CURSOR_DOC)

@@ -6,10 +6,10 @@ import {
   ResponseObject,
   SchemaObject,
 } from '@nestjs/swagger';
-import { DATA_CACHE_CONTROL, DATA_VARY, ERROR_CACHE_CONTROL } from './caching';
-import { MAX_REQUEST_HEAD_BYTES } from './client-error';
-import { EXAMPLE_REQUEST_ID, problemDetails } from './problem-details.dto';
-import { headersTooLarge, requestTargetTooLong } from './error-texts';
+import { DATA_CACHE_CONTROL, DATA_VARY, ERROR_CACHE_CONTROL } from '../responses/caching';
+import { MAX_REQUEST_HEAD_BYTES } from '../config/http.env';
+import { EXAMPLE_REQUEST_ID, problemDetails } from '../errors/problem-details.dto';
+import { headersTooLarge, requestTargetTooLong } from '../errors/error-texts';
 
 const text = (description: string, example: string): HeaderObject => ({
   description,

@@ -5,7 +5,7 @@ import {
   ParameterErrorDto,
   problemDetails,
   ProblemDetailsDto,
-} from './problem-details.dto';
+} from '../errors/problem-details.dto';
 import { DATABASE_UNAVAILABLE } from '../database/database-unavailable';
 import {
   ALLOWED_METHODS,
@@ -15,10 +15,10 @@ import {
   RATE_LIMITED,
   READ_ONLY,
   UNEXPECTED_ERROR,
-} from './error-texts';
-import { limitRule } from './query-fields';
-import { MAX_REQUEST_BODY_BYTES } from './request-size';
-import { UNKNOWN_PARAMETER } from './strict-query.pipe';
+} from '../errors/error-texts';
+import { limitRule } from '../query/fields';
+import { MAX_REQUEST_BODY_BYTES } from '../requests/request-size';
+import { UNKNOWN_PARAMETER } from '../query/strict-query.pipe';
 
 interface ErrorDoc {
   description: string;
