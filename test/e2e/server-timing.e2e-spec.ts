@@ -1,9 +1,8 @@
 import { Server } from 'node:http';
-import { Client as PgClient } from 'pg';
 import request from 'supertest';
+import { blockedQueries, lockClients, release } from '../support/clients-lock';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
-import { waitFor } from '../support/wait-for';
 
 const SERVER_TIMING = /^db;dur=(\d+(?:\.\d)?), total;dur=(\d+(?:\.\d)?)$/;
 const HELD_MS = 300;
@@ -53,33 +52,20 @@ describe('Server-Timing on data responses', () => {
 
   // A read that waits on a lock is database time; another request's is not.
   it('counts the time a request waits on its database, and no other request’s', async () => {
-    const locker = new PgClient({ connectionString: process.env.DATABASE_URL });
-    await locker.connect();
+    const lock = await lockClients(t.dataSource);
     try {
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE clients IN ACCESS EXCLUSIVE MODE');
       const held = get('/api/data/clients?limit=1').then((res) => res);
-      await waitFor(
-        async () => {
-          await locker.query('SELECT pg_stat_clear_snapshot()');
-          const { rows } = await locker.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM pg_stat_activity
-             WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-          );
-          return rows[0].n > 0;
-        },
-        { what: 'the List Clients read to wait on the lock' },
-      );
+      await blockedQueries(t.dataSource, 1);
       await new Promise((resolve) => setTimeout(resolve, HELD_MS));
       const meanwhile = await get('/api/data/links/link-1');
-      await locker.query('COMMIT');
+      await release(lock);
 
       const waited = timings((await held).headers['server-timing']);
       expect(waited.db).toBeGreaterThanOrEqual(HELD_MS);
       expect(waited.total).toBeGreaterThanOrEqual(waited.db);
       expect(timings(meanwhile.headers['server-timing']).db).toBeLessThan(HELD_MS);
     } finally {
-      await locker.end();
+      if (!lock.isReleased) await release(lock);
     }
   });
 });
