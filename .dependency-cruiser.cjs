@@ -21,6 +21,7 @@ const LAYERS = [
   ['responses', 'logging'],
   ['api-keys'],
   ['database', 'dev'],
+  ['telemetry', 'timing'],
   ['config'],
 ];
 const RESOURCES = '^src/(links|clients|changes)/';

@@ -11,7 +11,7 @@ import { closeIfBodyMayGoUnread } from './requests/request-size';
 import { routeUndecodableSegments } from './requests/undecodable-path';
 import { HttpEnv } from './config/http.env';
 import { ShutdownState } from './health/shutdown-state';
-import { useIfNoneMatchFreshness } from './responses/caching';
+import { isDataPath, useIfNoneMatchFreshness } from './responses/caching';
 import { compressionMiddleware } from './responses/compression';
 import { HttpMetrics } from './metrics/http-metrics';
 import { InFlightRequests } from './limits/in-flight-requests';
@@ -19,6 +19,7 @@ import { buildOpenApiDocument } from './openapi/openapi';
 import { DocsFiles } from './docs/docs-files';
 import { responseHeaders } from './responses/response-headers';
 import { answerClientErrors, refuseWithoutHost } from './requests/client-error';
+import { withServerTiming } from './timing/server-timing';
 
 // The API reads nothing from request bodies, so none is parsed (a key in a body never counts).
 // Logs written while the app is built wait for the structured logger.
@@ -37,6 +38,7 @@ export function configureApp(app: NestExpressApplication): void {
   const metrics = app.get(HttpMetrics);
   const shutdown = app.get(ShutdownState);
   const inFlight = app.get(InFlightRequests);
+  const isTimed = http.SERVER_TIMING;
   // What every request goes through before routing, none of which answers it, as one
   // middleware: each Express middleware is a step of the router, with its path match.
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -56,7 +58,9 @@ export function configureApp(app: NestExpressApplication): void {
     if (refuseWithoutHost(req, res) || !inFlight.admit(req, res)) return;
     closeIfBodyMayGoUnread(req, res);
     routeUndecodableSegments(req);
-    responseHeaders(req, res, () => compressionMiddleware(req, res, next));
+    const route = () => responseHeaders(req, res, () => compressionMiddleware(req, res, next));
+    if (isTimed && isDataPath(req.url)) withServerTiming(res, startedAt, route);
+    else route();
   });
   const origins = http.CORS_ORIGINS;
   // CORS is off unless CORS_ORIGINS lists the browser origins allowed to call the API.

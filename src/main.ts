@@ -1,3 +1,5 @@
+// First: tracing, when on, must start before the modules it instruments are loaded.
+import { stopTracing } from './telemetry/tracing';
 import { Logger } from '@nestjs/common';
 import { getHeapStatistics } from 'node:v8';
 import { unboundedYoungGenerationWarning } from './garbage-collection';
@@ -30,7 +32,7 @@ async function refuseInvalidEnvironment(): Promise<void> {
 refuseInvalidEnvironment()
   .then(startApi)
   .then(({ app, url }) => {
-    shutDownGracefully(app);
+    shutDownGracefully(app, stopTracing);
     // The limit shows whether the heap bound (docs/operations.md, Memory) is in effect.
     const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
     const logger = new Logger('Main');

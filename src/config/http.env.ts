@@ -1,6 +1,6 @@
 import { Expose, Transform } from 'class-transformer';
 import { IsOptional, Matches, ValidateBy } from 'class-validator';
-import { CommaList, DiffersFrom, IntegerFrom } from './env-decorators';
+import { CommaList, DiffersFrom, ExactBoolean, IntegerFrom } from './env-decorators';
 import { isTrustProxy, parseTrustProxy, TRUST_PROXY_MESSAGE, TrustProxy } from './trust-proxy';
 
 // Node's default limit on a request's head: its target, header names and values together.
@@ -34,4 +34,8 @@ export class HttpEnv {
     validator: { validate: isTrustProxy, defaultMessage: () => TRUST_PROXY_MESSAGE },
   })
   TRUST_PROXY: TrustProxy = false;
+
+  // The Server-Timing header of data responses (docs/api.md, Server-Timing).
+  @ExactBoolean()
+  SERVER_TIMING = true;
 }

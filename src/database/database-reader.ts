@@ -1,6 +1,7 @@
 import { Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { PoolClient, QueryConfig, QueryResult } from 'pg';
 import { DatabaseEnv } from '../config/database.env';
+import { timeDatabase } from '../timing/server-timing';
 import { DatabasePools, Release } from './pools';
 import { DATABASE_UNAVAILABLE, isConnectionFailure } from './database-unavailable';
 import { withinDeadline } from './within-deadline';
@@ -74,6 +75,15 @@ export class DatabaseReader {
    */
   query<T>(text: string, params: unknown[], options: ReadOptions = {}): Promise<T> {
     const statement = options.prepared ? this.statement(text) : undefined;
+    return timeDatabase(this.read<T>(text, params, options, statement));
+  }
+
+  private read<T>(
+    text: string,
+    params: unknown[],
+    options: ReadOptions,
+    statement: StatementConfig | undefined,
+  ): Promise<T> {
     // Whichever comes first, the read or the deadline, settles the answer. Callbacks rather than
     // awaits from the pool to the rows: this runs for every request, and each hop costs.
     return new Promise<T>((resolve, reject) => {
@@ -128,15 +138,16 @@ export class DatabaseReader {
    * mid-transaction.
    */
   async inSnapshot<T>(read: (query: SnapshotQuery) => Promise<T>): Promise<T> {
-    const { connection, release } = await this.beginSnapshot();
+    // Each statement counts as the request's database time, not what `read` does between them.
+    const { connection, release } = await timeDatabase(this.beginSnapshot());
     let failure: Error | undefined;
     try {
       const result = await read(
         async <R>(text: string, params: unknown[]) =>
-          (await this.withinDeadline(connection.query(text, params))).rows as R,
+          (await timeDatabase(this.withinDeadline(connection.query(text, params)))).rows as R,
       );
       // Nothing was written: a COMMIT that fails costs the connection, not the answer.
-      await this.withinDeadline(connection.query('COMMIT')).catch((error: Error) => {
+      await timeDatabase(this.withinDeadline(connection.query('COMMIT'))).catch((error: Error) => {
         failure = error;
       });
       return result;

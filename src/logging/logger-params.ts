@@ -2,6 +2,7 @@ import { Params } from 'nestjs-pino';
 import { DestinationStream } from 'pino';
 import { Options } from 'pino-http';
 import { LogFormat, LogLevel } from '../config/operations.env';
+import { traceLogFields } from '../telemetry/tracing';
 import { secretMask } from './secret-mask';
 
 /**
@@ -21,6 +22,8 @@ export function loggerParams(
         method.apply(this, args.map((arg) => mask(arg)) as Parameters<typeof method>);
       },
     },
+    // With tracing on, every line written while a request is served names its trace and span.
+    ...(traceLogFields && { mixin: traceLogFields }),
     // No line logs headers; this is the net if a future one does.
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],

@@ -1,7 +1,8 @@
 import { AddressInfo, connect } from 'node:net';
 import { Registry } from 'prom-client';
 import request from 'supertest';
-import { DataSource, QueryRunner } from 'typeorm';
+import { QueryRunner } from 'typeorm';
+import { blockedQueries, lockClients, release } from '../support/clients-lock';
 import { createTestApp, TestApp } from '../support/create-app';
 import { expectProblem } from '../support/problem';
 import { waitFor } from '../support/wait-for';
@@ -10,35 +11,9 @@ const KEY_A = { Authorization: 'Bearer test-key-primary' };
 const KEY_B = { Authorization: 'Bearer test-key-rotated' };
 const BUSY = 'The service is busy; retry after the seconds in Retry-After';
 
-/** Holds every read of the clients table until released: requests on it stay in flight. */
-async function lockClients(dataSource: DataSource): Promise<QueryRunner> {
-  const runner = dataSource.createQueryRunner();
-  await runner.startTransaction();
-  await runner.query('LOCK TABLE clients IN ACCESS EXCLUSIVE MODE');
-  return runner;
-}
-
-async function release(runner: QueryRunner): Promise<void> {
-  await runner.commitTransaction();
-  await runner.release();
-}
-
 /** Sends requests that stay in flight while the clients table is locked. */
 const pending = (t: TestApp, path: string, headers: Record<string, string>, count: number) =>
   Array.from({ length: count }, () => request(t.app.getHttpServer()).get(path).set(headers).then());
-
-/** Waits until `count` queries of this database wait on the lock: their requests are in flight. */
-const blockedQueries = (dataSource: DataSource, count: number) =>
-  waitFor(
-    async () => {
-      const [{ waiting }] = await dataSource.query<{ waiting: number }[]>(
-        `SELECT count(*)::int AS waiting FROM pg_stat_activity
-         WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      );
-      return waiting >= count;
-    },
-    { what: `${count} queries waiting on the lock` },
-  );
 
 async function shedCount(t: TestApp, reason: string): Promise<number> {
   const metric = await t.app.get(Registry).getSingleMetric('http_requests_shed_total')?.get();

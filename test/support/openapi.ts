@@ -16,6 +16,7 @@ const CHECKED_HEADERS = [
   'ratelimit-remaining',
   'ratelimit-reset',
   'retry-after',
+  'server-timing',
   'www-authenticate',
   'allow',
 ];

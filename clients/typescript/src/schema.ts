@@ -324,6 +324,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -366,6 +368,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -387,6 +391,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -424,6 +430,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -457,6 +465,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -510,6 +520,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -565,6 +577,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -596,6 +610,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -640,6 +656,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -661,6 +679,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -682,6 +702,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -701,6 +723,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -722,6 +746,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -752,6 +778,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -784,6 +812,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -803,6 +833,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -838,6 +870,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -868,6 +902,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -889,6 +925,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -926,6 +964,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -959,6 +999,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -990,6 +1032,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1043,6 +1087,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -1098,6 +1144,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1129,6 +1177,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -1176,6 +1226,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -1197,6 +1249,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -1218,6 +1272,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1237,6 +1293,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -1258,6 +1316,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1277,6 +1337,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1307,6 +1369,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -1339,6 +1403,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1358,6 +1424,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -1403,6 +1471,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -1426,6 +1496,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -1447,6 +1519,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1488,6 +1562,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -1521,6 +1597,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1574,6 +1652,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -1629,6 +1709,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1660,6 +1742,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -1717,6 +1801,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -1738,6 +1824,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -1759,6 +1847,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1778,6 +1868,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -1799,6 +1891,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1829,6 +1923,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -1861,6 +1957,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1880,6 +1978,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -1915,6 +2015,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -1948,6 +2050,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -1969,6 +2073,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2006,6 +2112,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -2039,6 +2147,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2070,6 +2180,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2123,6 +2235,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -2178,6 +2292,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2209,6 +2325,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -2256,6 +2374,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -2277,6 +2397,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -2298,6 +2420,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2317,6 +2441,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -2338,6 +2464,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2357,6 +2485,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2387,6 +2517,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -2419,6 +2551,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2438,6 +2572,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -2477,6 +2613,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -2519,6 +2657,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -2540,6 +2680,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2581,6 +2723,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -2614,6 +2758,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2667,6 +2813,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -2722,6 +2870,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2753,6 +2903,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -2804,6 +2956,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -2825,6 +2979,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -2846,6 +3002,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2865,6 +3023,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -2886,6 +3046,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2916,6 +3078,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -2948,6 +3112,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2967,6 +3133,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -3004,6 +3172,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -3043,6 +3213,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -3064,6 +3236,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3101,6 +3275,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -3134,6 +3310,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3187,6 +3365,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -3242,6 +3422,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3273,6 +3455,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -3322,6 +3506,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -3343,6 +3529,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
                     ETag?: string;
                     /** @description Keep and revalidate; shared caches must not store */
@@ -3364,6 +3552,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3383,6 +3573,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
@@ -3404,6 +3596,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3434,6 +3628,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
@@ -3466,6 +3662,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3485,6 +3683,8 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
                     /** @description Seconds to wait before retrying */
