@@ -1,5 +1,14 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { CursorField, LimitField, LinkIdField, MAX_CURSOR_LENGTH } from '../../http/query-fields';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import {
+  CursorField,
+  digitsToNumber,
+  LimitField,
+  LinkIdField,
+  MAX_CURSOR_LENGTH,
+} from '../../http/query-fields';
 import { Position } from '../../database/list-order';
 import { SignedCursor } from '../../http/signed-cursor';
 
@@ -9,6 +18,28 @@ const CURSOR_DOC = {
     'feed with the same filter. Omitted, the feed starts at the beginning (a full copy).',
   maxLength: MAX_CURSOR_LENGTH,
 };
+
+// Under the idle timeouts of common proxies and load balancers (60 s) with room to spare.
+export const MAX_WAIT_SECONDS = 25;
+const waitRule = { message: `must be an integer from 1 to ${MAX_WAIT_SECONDS}` };
+
+/** `wait`: long polling, seconds to hold a caught-up poll (docs/api.md "Change feeds"). */
+const WaitField = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      description:
+        'Long polling: when no change is ready, hold the request up to this many seconds ' +
+        '(decimal digits only) and answer as soon as one is; at the deadline, the empty page',
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_WAIT_SECONDS,
+    }),
+    IsOptional(),
+    Transform(digitsToNumber),
+    IsInt(waitRule),
+    Min(1, waitRule),
+    Max(MAX_WAIT_SECONDS, waitRule),
+  );
 
 /** What a feed cursor is bound to: its feed, and on the client feed its linkId filter. */
 export const linkChangesScope = () => 'changes/links';
@@ -24,6 +55,9 @@ export class LinkChangesQuery {
   @CursorField()
   @SignedCursor<LinkChangesQuery>(linkChangesScope, 'after')
   cursor?: string;
+
+  @WaitField()
+  wait?: number;
 
   /** The position the cursor holds, verified by the validation pipe; not a query parameter. */
   after?: Position;
@@ -41,6 +75,9 @@ export class ClientChangesQuery {
   @CursorField()
   @SignedCursor<ClientChangesQuery>(clientChangesScope, 'after', ['linkId'])
   cursor?: string;
+
+  @WaitField()
+  wait?: number;
 
   after?: Position;
 }
