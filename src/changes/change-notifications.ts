@@ -1,9 +1,4 @@
-import {
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Client } from 'pg';
 import { Gauge, Registry } from 'prom-client';
 import { DatabaseEnv, LISTENER_OFF } from '../config/database.env';
@@ -37,6 +32,7 @@ export class ChangeNotifications implements OnApplicationBootstrap, OnApplicatio
   private retryMs = FIRST_RETRY_MS;
   private retry?: NodeJS.Timeout;
   private isStopped = false;
+  private hasFailed = false;
   isListening = false;
 
   constructor(env: DatabaseEnv, registry: Registry) {
@@ -90,7 +86,8 @@ export class ChangeNotifications implements OnApplicationBootstrap, OnApplicatio
       return;
     }
     if (this.client !== client) return;
-    this.logger.log('listening for changes');
+    if (this.hasFailed) this.logger.log('listening for changes again');
+    this.hasFailed = false;
     this.isListening = true;
     this.retryMs = FIRST_RETRY_MS;
     this.up.set(1);
@@ -101,14 +98,18 @@ export class ChangeNotifications implements OnApplicationBootstrap, OnApplicatio
     if (this.client !== client || this.isStopped) return;
     this.client = undefined;
     client.end().catch(() => undefined);
+    // One line when the listener is lost (or cannot start), one when it is back.
+    if (this.isListening || !this.hasFailed) {
+      this.logger.warn(
+        `not listening for changes (${error?.message ?? 'connection ended'}); ` +
+          'retrying with back-off, waiting polls re-check meanwhile',
+      );
+    }
+    this.hasFailed = true;
     const wasListening = this.isListening;
     this.isListening = false;
     this.up.set(0);
-    this.logger.warn(
-      `not listening for changes (${error?.message ?? 'connection ended'}); ` +
-        `retrying in ${this.retryMs} ms, waiting polls re-check meanwhile`,
-    );
-    this.retry = setTimeout(() => void this.connect(), this.retryMs);
+    this.retry = setTimeout(() => void this.connect(), this.retryMs).unref();
     this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
     if (wasListening) this.tell();
   }

@@ -10,12 +10,6 @@ import { WaitingPolls } from './waiting-polls';
 @Module({
   imports: [DatabaseModule],
   controllers: [ChangesController],
-  providers: [
-    ChangesRepository,
-    ChangesService,
-    SafePointLag,
-    ChangeNotifications,
-    WaitingPolls,
-  ],
+  providers: [ChangesRepository, ChangesService, SafePointLag, ChangeNotifications, WaitingPolls],
 })
 export class ChangesModule {}

@@ -50,7 +50,9 @@ export class DatabaseEnv {
   // database directly, as a transaction-mode pooler loses them. Unset: DATABASE_URL; `off`:
   // no listener, waiting polls re-check on an interval.
   @Expose()
-  @ValidateIf((env: DatabaseEnv) => env.DATABASE_LISTEN_URL !== LISTENER_OFF)
+  @ValidateIf(
+    ({ DATABASE_LISTEN_URL: url }: DatabaseEnv) => url !== undefined && url !== LISTENER_OFF,
+  )
   @ServiceUrl(POSTGRES, `DATABASE_LISTEN_URL must be off or a postgres:// URL, ${ENCODED}`, {
     noHost: true,
   })

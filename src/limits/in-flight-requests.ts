@@ -121,7 +121,8 @@ export class InFlightRequests implements OnApplicationShutdown {
     if (open === undefined) return;
     this.suspended.delete(res);
     this.open.set(res, open);
-    if (open.keyId !== undefined) this.perKey.set(open.keyId, (this.perKey.get(open.keyId) ?? 0) + 1);
+    if (open.keyId !== undefined)
+      this.perKey.set(open.keyId, (this.perKey.get(open.keyId) ?? 0) + 1);
   }
 
   onApplicationShutdown(): void {
