@@ -1,75 +1,22 @@
-import { AddressInfo } from 'node:net';
-import { Registry } from 'prom-client';
 import { Pool } from 'pg';
 import { ChangeNotifications } from '../../src/changes/change-notifications';
 import { DatabasePools } from '../../src/database/pools';
 import { ShutdownState } from '../../src/health/shutdown-state';
-import { createTestApp, TestApp } from '../support/create-app';
+import { TestApp } from '../support/create-app';
+import {
+  Answer,
+  caughtUp,
+  emptyPage,
+  feedPath,
+  metric,
+  pause,
+  startApp,
+  waitingPolls,
+} from '../support/long-polls';
 import { freePort } from '../../src/dev/free-port';
 import { waitFor } from '../support/wait-for';
 
-const KEY = { Authorization: 'Bearer test-key-primary' };
 const BUSY = 'The service is busy; retry after the seconds in Retry-After';
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Answer {
-  status: number;
-  body: {
-    data: { id: string }[];
-    meta: { limit: number; nextCursor: string; hasMore: boolean };
-    errors?: unknown;
-    detail?: string;
-  };
-  headers: Headers;
-  /** When it came, in ms after it was sent. */
-  ms: number;
-}
-
-/** A suite's app listening on a port, so that many requests can wait on it at once. */
-async function startApp(env: Record<string, string> = {}) {
-  const before = { ...process.env };
-  const t = await createTestApp({ env });
-  // The next suite's app reads process.env afresh.
-  process.env = before;
-  await t.app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-  const get = async (path: string): Promise<Answer> => {
-    const sentAt = performance.now();
-    const res = await fetch(`${base}${path}`, { headers: KEY });
-    const body = (await res.json()) as Answer['body'];
-    return { status: res.status, body, headers: res.headers, ms: performance.now() - sentAt };
-  };
-  return { t, get };
-}
-
-const feedPath = (feed: string, cursor: string, query: string) =>
-  `/api/data/changes/${feed}?cursor=${encodeURIComponent(cursor)}&${query}`;
-
-/** The feed's cursor once caught up, past the safe point's margin. */
-async function caughtUp(get: (path: string) => Promise<Answer>, feed: string): Promise<string> {
-  await pause(150);
-  let res = await get(`/api/data/changes/${feed}?limit=1000`);
-  while (res.body.meta.hasMore) res = await get(feedPath(feed, res.body.meta.nextCursor, ''));
-  return res.body.meta.nextCursor;
-}
-
-async function metric(t: TestApp, name: string, labels: Record<string, string> = {}) {
-  const values = (await t.app.get(Registry).getSingleMetric(name)?.get())?.values ?? [];
-  return values
-    .filter((value) => Object.entries(labels).every(([key, v]) => value.labels[key] === v))
-    .reduce((sum, value) => sum + value.value, 0);
-}
-
-const waitingPolls = (t: TestApp, count: number) =>
-  waitFor(async () => (await metric(t, 'change_feed_waiting_polls')) === count, {
-    what: `${count} waiting polls`,
-  });
-
-/** A caught-up poll's answer: no row, the request's own cursor. */
-const emptyPage = (cursor: string, limit = 100) => ({
-  data: [],
-  meta: { limit, nextCursor: cursor, hasMore: false },
-});
 
 // docs/api.md "Change feeds": `wait` holds a caught-up poll until a change is served.
 describe('Long polling of the change feeds', () => {
@@ -244,9 +191,7 @@ describe('Long polling past the cap of waiting polls', () => {
 
   beforeAll(async () => {
     ({ t, get } = await startApp({
-      MAX_WAITING_POLLS: '2',
-      MAX_REQUESTS_IN_FLIGHT: '2',
-      MAX_REQUESTS_PER_KEY: '1',
+      env: { MAX_WAITING_POLLS: '2', MAX_REQUESTS_IN_FLIGHT: '2', MAX_REQUESTS_PER_KEY: '1' },
     }));
   });
   afterAll(() => t.close());
@@ -280,7 +225,7 @@ describe('Long polling without notifications: re-checks on an interval', () => {
     // Nothing listens on this port: the listener never comes up.
     const closed = await freePort();
     ({ t, get } = await startApp({
-      DATABASE_LISTEN_URL: `postgres://postgres@127.0.0.1:${closed}/none`,
+      env: { DATABASE_LISTEN_URL: `postgres://postgres@127.0.0.1:${closed}/none` },
     }));
     await t.dataSource.query(`INSERT INTO links (id) VALUES ('link-a')`);
   });
