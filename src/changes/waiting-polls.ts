@@ -86,6 +86,8 @@ export class WaitingPolls implements BeforeApplicationShutdown {
         this.inFlight.suspend(res);
         poll.foundNothing(isHeldBack);
       }
+      // Answered for a shutdown: its client reconnects elsewhere (as ShutdownState does).
+      if (this.shutdown.isShuttingDown && !res.headersSent) res.setHeader('Connection', 'close');
       return undefined;
     } finally {
       clearTimeout(deadline);
