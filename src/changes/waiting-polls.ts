@@ -24,6 +24,7 @@ export class WaitingPolls implements BeforeApplicationShutdown {
   private readonly waiting = new Map<PollWakeUps, Feed>();
   private readonly max: number;
   private readonly wakeUps: Counter<'feed' | 'cause'>;
+  private isClosed = false;
 
   constructor(
     limits: LimitsEnv,
@@ -65,7 +66,7 @@ export class WaitingPolls implements BeforeApplicationShutdown {
     res: ServerResponse,
     read: WaitingRead<T>,
   ): Promise<T | undefined> {
-    if (this.shutdown.isShuttingDown || res.closed) return undefined;
+    if (this.isClosing || res.closed) return undefined;
     if (this.waiting.size >= this.max) {
       this.shed.inc({ reason: 'waiting_polls' });
       throw new ServiceBusyException('waiting_polls');
@@ -87,7 +88,7 @@ export class WaitingPolls implements BeforeApplicationShutdown {
         poll.foundNothing(isHeldBack);
       }
       // Answered for a shutdown: its client reconnects elsewhere (as ShutdownState does).
-      if (this.shutdown.isShuttingDown && !res.headersSent) res.setHeader('Connection', 'close');
+      if (this.isClosing && !res.headersSent) res.setHeader('Connection', 'close');
       return undefined;
     } finally {
       clearTimeout(deadline);
@@ -102,7 +103,12 @@ export class WaitingPolls implements BeforeApplicationShutdown {
     this.endAll();
   }
 
+  private get isClosing(): boolean {
+    return this.shutdown.isShuttingDown || this.isClosed;
+  }
+
   private endAll(): void {
+    this.isClosed = true;
     for (const poll of this.waiting.keys()) poll.end();
   }
 }
