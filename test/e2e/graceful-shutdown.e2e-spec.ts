@@ -200,10 +200,11 @@ describe('Graceful shutdown on SIGTERM', () => {
     const { url } = api;
     const feed = async (query: string) => {
       const res = await fetch(`${url}/api/data/changes/links?${query}`, { headers: AUTH });
-      return { status: res.status, body: await res.json(), at: Date.now() };
+      const body = (await res.json()) as { data: unknown[]; meta: { nextCursor: string } };
+      return { status: res.status, body, at: Date.now() };
     };
     const { body: caughtUp } = await feed('limit=1000');
-    const cursor = caughtUp.meta.nextCursor as string;
+    const cursor = caughtUp.meta.nextCursor;
     const polls = [1, 2, 3].map(() => feed(`cursor=${encodeURIComponent(cursor)}&wait=25`));
     // Each waits past its first re-check, the safe point's margin after it began.
     await new Promise((resolve) => setTimeout(resolve, 1000));
