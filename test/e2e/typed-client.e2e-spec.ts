@@ -171,6 +171,28 @@ describe('typed client (clients/typescript) against a running instance', () => {
       expect(waits[1]).toBeLessThan(1500);
     });
 
+    it('pauses before the next poll when an empty long poll comes back early (a pod shutting down)', async () => {
+      const cursor = await caughtUp('links');
+      sent.length = 0;
+      // Every long poll is answered at once, as a draining pod answers it.
+      const draining = createApiClient({
+        baseUrl,
+        apiKey: API_KEY,
+        fetch: (request) => {
+          sent.push({ url: request.url, at: Date.now() });
+          const url = new URL(request.url);
+          url.searchParams.delete('wait');
+          return fetch(new Request(url, request));
+        },
+      });
+      const options = { cursor, minDelayMs: 100, maxDelayMs: 150, maxIdlePolls: 4 };
+      for await (const page of followChanges(draining, 'links', options)) void page;
+      // The first answer (no wait asked) is followed at once by a long poll; the early ones not.
+      const waits = sent.slice(1).map((request, i) => request.at - sent[i].at);
+      expect(waits[0]).toBeLessThan(100);
+      [100, 150].forEach((ms, i) => expect(waits[i + 1]).toBeGreaterThanOrEqual(ms - 2));
+    });
+
     it('with waitSeconds 0, short-polls, backing off while idle, until maxIdlePolls', async () => {
       const cursor = await caughtUp('links');
       sent.length = 0;
