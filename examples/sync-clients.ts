@@ -22,7 +22,9 @@ export interface SyncOptions {
   limit?: number;
   /** Stop when caught up instead of following. */
   once?: boolean;
-  /** Follow: the wait after a caught-up poll, doubling while idle, up to maxPollMs. */
+  /** Follow: long polls of this many seconds once caught up (default 25); 0: short polls. */
+  waitSeconds?: number;
+  /** Follow with short polls: the wait after a caught-up poll, doubling while idle, up to maxPollMs. */
   pollMs?: number;
   maxPollMs?: number;
   /** Follow: stop after this many empty polls in a row (default: until aborted). */
@@ -70,6 +72,7 @@ export async function syncClients(options: SyncOptions): Promise<Mirror> {
     ? changePages(api, 'clients', feedOptions)
     : followChanges(api, 'clients', {
         ...feedOptions,
+        waitSeconds: options.waitSeconds,
         minDelayMs: options.pollMs,
         maxDelayMs: options.maxPollMs,
         maxIdlePolls: options.maxIdlePolls,
@@ -155,7 +158,8 @@ const USAGE = `Usage: npm run example:sync -- [options]
   --link-id ID        mirror only this link's clients
   --limit N           rows per request, 1..1000 (default 1000)
   --once              stop when caught up (default: keep following)
-  --poll-ms N         wait after a caught-up poll (default 2000), doubling while idle
+  --wait N            follow by long polls of N seconds, 1..25 (default 25); 0: short polls
+  --poll-ms N         short polls: wait after a caught-up poll (default 2000), doubling while idle
   --max-poll-ms N     longest wait between polls (default 30000)
   --max-idle-polls N  stop after N empty polls in a row (default: never)
   --restart           ignore the saved mirror and copy again`;
@@ -169,6 +173,7 @@ async function main(): Promise<void> {
       'link-id': { type: 'string' },
       limit: { type: 'string', default: '1000' },
       once: { type: 'boolean', default: false },
+      wait: { type: 'string', default: '25' },
       'poll-ms': { type: 'string', default: '2000' },
       'max-poll-ms': { type: 'string', default: '30000' },
       'max-idle-polls': { type: 'string' },
@@ -194,6 +199,7 @@ async function main(): Promise<void> {
     linkId: values['link-id'],
     limit: count('--limit', values.limit),
     once: values.once,
+    waitSeconds: count('--wait', values.wait),
     pollMs: count('--poll-ms', values['poll-ms']),
     maxPollMs: count('--max-poll-ms', values['max-poll-ms']),
     maxIdlePolls:

@@ -1,4 +1,5 @@
-import { Controller, Get, Header, Query } from '@nestjs/common';
+import { ServerResponse } from 'node:http';
+import { Controller, Get, Header, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   ApiErrorResponses,
@@ -16,7 +17,8 @@ import { CLIENT_CHANGES_EXAMPLE, LINK_CHANGES_EXAMPLE } from './dto/changes.exam
 const FEED_NOTE =
   'Rows ordered by updatedAt, then id (byte order); a row appears again each time it changes. ' +
   'Without cursor the feed starts at the beginning: a full copy, soft-deleted rows included. ' +
-  'Rows are served only up to a safe point, so no change is ever skipped. Hard deletes are not reported.';
+  'Rows are served only up to a safe point, so no change is ever skipped. Hard deletes are not reported. ' +
+  'With wait, a caught-up poll is held until a change is served or wait seconds pass (long polling).';
 
 @ApiTags('changes')
 @Controller('api/data/changes')
@@ -41,8 +43,11 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
     badQuery: [LIMIT_OUT_OF_RANGE, unknownParameter('since')],
   })
   @Header('Content-Type', 'application/json; charset=utf-8')
-  async clients(@Query(StrictQueryPipe) query: ClientChangesQuery): Promise<string> {
-    return renderChangesPage(await this.changes.clients(query));
+  async clients(
+    @Query(StrictQueryPipe) query: ClientChangesQuery,
+    @Res({ passthrough: true }) res: ServerResponse,
+  ): Promise<string> {
+    return renderChangesPage(await this.changes.clients(query, res));
   }
 
   @Get('links')
@@ -61,7 +66,10 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
     badQuery: [unknownParameter('linkId')],
   })
   @Header('Content-Type', 'application/json; charset=utf-8')
-  async links(@Query(StrictQueryPipe) query: LinkChangesQuery): Promise<string> {
-    return renderChangesPage(await this.changes.links(query));
+  async links(
+    @Query(StrictQueryPipe) query: LinkChangesQuery,
+    @Res({ passthrough: true }) res: ServerResponse,
+  ): Promise<string> {
+    return renderChangesPage(await this.changes.links(query, res));
   }
 }

@@ -12,7 +12,8 @@ import { SafePointLag } from './safe-point-lag';
 export type Feed = 'links' | 'clients';
 
 /** How far the feeds may serve, and why: see docs/api.md "Change feeds" and "No gaps". */
-const SAFE_POINT_MARGIN = `interval '100 milliseconds'`;
+export const SAFE_POINT_MARGIN_MS = 100;
+const SAFE_POINT_MARGIN = `interval '${SAFE_POINT_MARGIN_MS} milliseconds'`;
 
 /**
  * The safe point: no transaction still in flight has stamped, or can stamp, a row before it.
@@ -31,7 +32,8 @@ export const SAFE_POINT_QUERY = `
   SELECT ${printedTimestamp('p.at')} AS "safePoint",
          CASE WHEN isfinite(p.at) THEN extract(epoch FROM now() - p.at)::float8
               ELSE 'Infinity' END AS "lagSeconds",
-         pg_is_in_recovery() AS standby
+         pg_is_in_recovery() AS standby,
+         p.at < now() - ${SAFE_POINT_MARGIN} AS "isHeldBack"
   FROM (SELECT least(now(), oldest_writer_start()) - ${SAFE_POINT_MARGIN} AS at) AS p`;
 
 // The links columns are unqualified, which the alias `c` does not disturb.
@@ -69,6 +71,12 @@ export interface FeedRows {
   clients: ClientRow;
 }
 
+/** A page's rows, and whether an open writer held its safe point back (else: now − margin). */
+export interface FeedRead<F extends Feed> {
+  rows: FeedRows[F][];
+  isHeldBack: boolean;
+}
+
 /** The feeds' reads: the safe point, then a page before it, both on the primary. */
 @Injectable()
 export class ChangesRepository {
@@ -87,20 +95,24 @@ export class ChangesRepository {
     after: Position,
     limit: number,
     linkId?: string,
-  ): Promise<FeedRows[F][]> {
+  ): Promise<FeedRead<F>> {
     // A link id with NUL matches nothing, and PostgreSQL would reject the query.
-    if (!isStorableText(linkId ?? '')) return [];
-    const safePoint = await this.safePoint();
+    if (!isStorableText(linkId ?? '')) return { rows: [], isHeldBack: false };
+    const { safePoint, isHeldBack } = await this.safePoint();
     const { text, params } = changesQuery(feed, after, isoMicros(safePoint), limit, linkId);
     // The same index range scan whatever the position: prepared (DatabaseReader).
-    return this.database.query<FeedRows[F][]>(text, params, { primary: true, prepared: true });
+    const rows = await this.database.query<FeedRows[F][]>(text, params, {
+      primary: true,
+      prepared: true,
+    });
+    return { rows, isHeldBack };
   }
 
-  private async safePoint(): Promise<string> {
+  private async safePoint(): Promise<{ safePoint: string; isHeldBack: boolean }> {
     // Named `text`, as the SQL-safety spec requires of any SQL that is not a literal.
     const text = SAFE_POINT_QUERY;
     const [row] = await this.database.query<
-      { safePoint: string; lagSeconds: number; standby: boolean }[]
+      { safePoint: string; lagSeconds: number; standby: boolean; isHeldBack: boolean }[]
     >(text, [], { primary: true, prepared: true });
     if (row.standby) {
       if (!this.onStandby) this.logger.error(STANDBY_AS_PRIMARY);
@@ -109,6 +121,6 @@ export class ChangesRepository {
     }
     this.onStandby = false;
     this.lag.observe(row.lagSeconds);
-    return row.safePoint;
+    return row;
   }
 }

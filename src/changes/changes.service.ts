@@ -1,9 +1,11 @@
+import { ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { isoMicros } from '../database/printed-timestamp';
 import { Position } from '../database/list-order';
 import { CursorCodec } from '../query/signed-cursor';
 import { ChangesRepository, Feed, FeedRows } from './changes.repository';
 import { clientChangesScope, linkChangesScope } from './dto/changes.query';
+import { WaitingPolls } from './waiting-polls';
 
 /** Where a feed starts without a cursor: before every row. */
 const START: Position = { timestamp: '-infinity', id: '' };
@@ -12,6 +14,8 @@ export interface FeedRequest {
   limit: number;
   after?: Position;
   linkId?: string;
+  /** Seconds to wait for a change when none is ready (long polling). */
+  wait?: number;
 }
 
 /** A page of a feed, as data (changes.renderer.ts writes its JSON). */
@@ -27,22 +31,43 @@ export class ChangesService {
   constructor(
     private readonly repository: ChangesRepository,
     private readonly cursors: CursorCodec,
+    private readonly waitingPolls: WaitingPolls,
   ) {}
 
-  links(request: FeedRequest): Promise<ChangesPage<'links'>> {
-    return this.page('links', linkChangesScope(), request);
+  links(request: FeedRequest, res: ServerResponse): Promise<ChangesPage<'links'>> {
+    return this.follow('links', linkChangesScope(), request, res);
   }
 
-  clients(request: FeedRequest): Promise<ChangesPage<'clients'>> {
-    return this.page('clients', clientChangesScope(request), request);
+  clients(request: FeedRequest, res: ServerResponse): Promise<ChangesPage<'clients'>> {
+    return this.follow('clients', clientChangesScope(request), request, res);
+  }
+
+  /**
+   * A page at once when rows are ready or no `wait` is asked; else the first page with rows
+   * within `wait` seconds, or, without one, the empty page read first (the request's own
+   * cursor, like any caught-up poll).
+   */
+  private async follow<F extends Feed>(
+    feed: F,
+    scope: string,
+    request: FeedRequest,
+    res: ServerResponse,
+  ): Promise<ChangesPage<F>> {
+    const first = await this.page(feed, scope, request);
+    if (request.wait === undefined || first.page.rows.length > 0) return first.page;
+    const later = await this.waitingPolls.wait(feed, request.wait, res, async () => {
+      const { page, isHeldBack } = await this.page(feed, scope, request);
+      return { found: page.rows.length > 0 ? page : undefined, isHeldBack };
+    });
+    return later ?? first.page;
   }
 
   private async page<F extends Feed>(
     feed: F,
     scope: string,
     { limit, after = START, linkId }: FeedRequest,
-  ): Promise<ChangesPage<F>> {
-    const read = await this.repository.page(feed, after, limit, linkId);
+  ): Promise<{ page: ChangesPage<F>; isHeldBack: boolean }> {
+    const { rows: read, isHeldBack } = await this.repository.page(feed, after, limit, linkId);
     const rows = read.slice(0, limit);
     const last = rows[rows.length - 1];
     // Never null: with no row, the request's own position (docs/api.md "Change feeds").
@@ -52,6 +77,6 @@ export class ChangesService {
       nextCursor: this.cursors.encode(position, scope),
       hasMore: read.length > limit,
     };
-    return { feed, rows, meta };
+    return { page: { feed, rows, meta }, isHeldBack };
   }
 }

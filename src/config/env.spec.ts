@@ -50,6 +50,7 @@ describe('validateEnv', () => {
       SERVER_TIMING: true,
       MAX_REQUESTS_IN_FLIGHT: 256,
       MAX_REQUESTS_PER_KEY: 32,
+      MAX_WAITING_POLLS: 1000,
       MAX_CONCURRENT_COUNTS: 4,
       MAX_CONCURRENT_DEEP_PAGES: 2,
       MAX_CONCURRENT_LIST_RENDERS: 2,
@@ -74,6 +75,7 @@ describe('validateEnv', () => {
       REDIS_KEY_PREFIX: 'x:',
       CORS_ORIGINS: 'https://a.example, http://localhost:8080',
       DATABASE_REPLICA_URLS: 'postgres://r1/db, postgres://r2/db',
+      DATABASE_LISTEN_URL: 'postgres://direct/db',
       DATABASE_PREPARED_STATEMENTS: 'false',
       DATABASE_ALLOW_UNVERIFIED: 'true',
       LOG_LEVEL: 'debug',
@@ -85,6 +87,7 @@ describe('validateEnv', () => {
       SERVER_TIMING: 'false',
       MAX_REQUESTS_IN_FLIGHT: '10',
       MAX_REQUESTS_PER_KEY: '3',
+      MAX_WAITING_POLLS: '7',
       MAX_CONCURRENT_COUNTS: '1',
       MAX_CONCURRENT_DEEP_PAGES: '1',
       MAX_CONCURRENT_LIST_RENDERS: '1',
@@ -109,6 +112,7 @@ describe('validateEnv', () => {
       REDIS_KEY_PREFIX: 'x:',
       CORS_ORIGINS: ['https://a.example', 'http://localhost:8080'],
       DATABASE_REPLICA_URLS: ['postgres://r1/db', 'postgres://r2/db'],
+      DATABASE_LISTEN_URL: 'postgres://direct/db',
       DATABASE_PREPARED_STATEMENTS: false,
       DATABASE_ALLOW_UNVERIFIED: true,
       LOG_LEVEL: 'debug',
@@ -120,6 +124,7 @@ describe('validateEnv', () => {
       SERVER_TIMING: false,
       MAX_REQUESTS_IN_FLIGHT: 10,
       MAX_REQUESTS_PER_KEY: 3,
+      MAX_WAITING_POLLS: 7,
       MAX_CONCURRENT_COUNTS: 1,
       MAX_CONCURRENT_DEEP_PAGES: 1,
       MAX_CONCURRENT_LIST_RENDERS: 1,
@@ -231,6 +236,13 @@ describe('validateEnv', () => {
       'postgres://r1/db?sslmode=verify-full,postgres://r2/db?sslmode=verify-ca',
       'DATABASE_REPLICA_URLS: sslmode=verify-ca needs sslrootcert=<CA file>',
     ],
+    ['DATABASE_LISTEN_URL', 'none', 'DATABASE_LISTEN_URL must be off or a postgres:// URL'],
+    [
+      'DATABASE_LISTEN_URL',
+      'postgres://h/db?sslmode=verify-ca',
+      'DATABASE_LISTEN_URL: sslmode=verify-ca needs sslrootcert=<CA file>',
+    ],
+    ['MAX_WAITING_POLLS', '0', 'MAX_WAITING_POLLS must be a whole number of requests, 1 or more'],
     ['LOG_FORMAT', 'text', 'LOG_FORMAT must be one of json, pretty'],
     ['DATABASE_PREPARED_STATEMENTS', 'no', 'DATABASE_PREPARED_STATEMENTS must be true or false'],
     ['SERVER_TIMING', 'off', 'SERVER_TIMING must be true or false'],
@@ -239,6 +251,10 @@ describe('validateEnv', () => {
     ['SHUTDOWN_TIMEOUT_MS', '0', milliseconds('SHUTDOWN_TIMEOUT_MS', 1)],
   ])('rejects %s=%j', (name, value, message) => {
     expect(() => validateEnv({ ...VALID, [name]: value })).toThrow(message);
+  });
+
+  it('turns the change feeds listener off with DATABASE_LISTEN_URL=off', () => {
+    expect(validateEnv({ ...VALID, DATABASE_LISTEN_URL: 'off' }).DATABASE_LISTEN_URL).toBe('off');
   });
 
   it('accepts URLs whose user and password are percent-encoded, and sockets', () => {

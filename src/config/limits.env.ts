@@ -15,6 +15,11 @@ export class LimitsEnv {
   @WholeRequests()
   MAX_REQUESTS_PER_KEY = 32;
 
+  // Long polls of the change feeds waiting at once. A waiting poll holds no database
+  // connection: it counts here, not against the two caps above, until it reads again.
+  @WholeRequests()
+  MAX_WAITING_POLLS = 1000;
+
   // The work that holds a pooled connection for long, each kind capped on its own: counts of
   // list totals, pages by number deep into a list, and renders of the List Links body.
   @IntegerFrom(1, 1000)

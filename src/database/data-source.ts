@@ -7,6 +7,7 @@ import { CoverListPages1767571200000 } from './migrations/1767571200000-CoverLis
 import { ReadWritersPrivately1767657600000 } from './migrations/1767657600000-ReadWritersPrivately';
 import { WaitForTableWritersOnly1767744000000 } from './migrations/1767744000000-WaitForTableWritersOnly';
 import { WaitForOwnTableWriters1767830400000 } from './migrations/1767830400000-WaitForOwnTableWriters';
+import { NotifyFeedChanges1767916800000 } from './migrations/1767916800000-NotifyFeedChanges';
 import { withLibpqSslMode } from './ssl-mode';
 
 export interface DatabaseSettings {
@@ -48,6 +49,7 @@ export function dataSourceOptions({
       ReadWritersPrivately1767657600000,
       WaitForTableWritersOnly1767744000000,
       WaitForOwnTableWriters1767830400000,
+      NotifyFeedChanges1767916800000,
     ],
     // Each migration in its own transaction, or none where it builds indexes concurrently.
     migrationsTransactionMode: 'each',

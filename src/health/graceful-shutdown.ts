@@ -28,7 +28,7 @@ export function shutDownGracefully(
   const logger = new Logger('Shutdown');
 
   const shutDown = async (signal: NodeJS.Signals): Promise<number> => {
-    state.isShuttingDown = true;
+    state.begin();
     let cut = false;
     logger.log(`${signal}: not ready; draining for ${drainDelayMs} ms`);
     await sleep(drainDelayMs);

@@ -50,6 +50,7 @@ function queuedBytes(res: ServerResponse): number {
 @Injectable()
 export class InFlightRequests implements OnApplicationShutdown {
   private readonly open = new Map<ServerResponse, Open>();
+  private readonly suspended = new Map<ServerResponse, Open>();
   private readonly perKey = new Map<string, number>();
   private readonly max: number;
   private readonly maxPerKey: number;
@@ -95,16 +96,44 @@ export class InFlightRequests implements OnApplicationShutdown {
 
   /** Stops tracking the request: its response has closed. */
   release(res: ServerResponse): void {
+    this.suspended.delete(res);
     const keyId = this.open.get(res)?.keyId;
     this.open.delete(res);
-    if (keyId === undefined) return;
-    const left = (this.perKey.get(keyId) ?? 1) - 1;
-    if (left === 0) this.perKey.delete(keyId);
-    else this.perKey.set(keyId, left);
+    this.uncountKey(keyId);
+  }
+
+  /**
+   * Stops counting a tracked request, as release() does, until resume(): a long poll while it
+   * waits, holding no database connection (docs/operations.md, Limits), so waiting polls
+   * cannot take the caps from the requests that read.
+   */
+  suspend(res: ServerResponse): void {
+    const open = this.open.get(res);
+    if (open === undefined) return;
+    this.open.delete(res);
+    this.uncountKey(open.keyId);
+    this.suspended.set(res, open);
+  }
+
+  /** Counts a suspended request again, past the caps if need be: it was admitted once. */
+  resume(res: ServerResponse): void {
+    const open = this.suspended.get(res);
+    if (open === undefined) return;
+    this.suspended.delete(res);
+    this.open.set(res, open);
+    if (open.keyId !== undefined)
+      this.perKey.set(open.keyId, (this.perKey.get(open.keyId) ?? 0) + 1);
   }
 
   onApplicationShutdown(): void {
     clearInterval(this.sweeper);
+  }
+
+  private uncountKey(keyId: string | undefined): void {
+    if (keyId === undefined) return;
+    const left = (this.perKey.get(keyId) ?? 1) - 1;
+    if (left === 0) this.perKey.delete(keyId);
+    else this.perKey.set(keyId, left);
   }
 
   private cutStalled(): void {

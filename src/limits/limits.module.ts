@@ -13,6 +13,6 @@ import { WorkLimits } from './work-limits';
     WorkLimits,
     InFlightRequests,
   ],
-  exports: [WorkLimits, InFlightRequests],
+  exports: [WorkLimits, InFlightRequests, SHED_COUNTER],
 })
 export class LimitsModule {}

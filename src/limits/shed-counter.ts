@@ -2,7 +2,13 @@ import { Counter, Registry } from 'prom-client';
 
 /** Why a request was refused for load: a cap of docs/operations.md, Limits. */
 export type ShedReason =
-  'requests_in_flight' | 'key_in_flight' | 'count' | 'deep_page' | 'list_render' | 'write_timeout';
+  | 'requests_in_flight'
+  | 'key_in_flight'
+  | 'count'
+  | 'deep_page'
+  | 'list_render'
+  | 'write_timeout'
+  | 'waiting_polls';
 
 export const SHED_COUNTER = Symbol('SHED_COUNTER');
 

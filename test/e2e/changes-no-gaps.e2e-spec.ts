@@ -44,7 +44,7 @@ const transaction: fc.Arbitrary<Transaction> = fc.record({
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // The no-gaps guarantee of the change feeds (docs/api.md), tested as a consumer meets it:
-// writers with long and short transactions, a consumer polling throughout; once the writers
+// writers with long and short transactions, a consumer polling (or long polling) throughout; once the writers
 // stop and the feed is drained, the mirror equals the tables, every id and every field.
 describe('Change feeds: no gaps (property)', () => {
   let t: TestApp;
@@ -69,11 +69,12 @@ describe('Change feeds: no gaps (property)', () => {
     await t.close();
   });
 
-  /** One page of a feed, applied to the mirror; true when caught up. */
-  async function poll(feed: 'clients' | 'links', limit: number): Promise<boolean> {
+  /** One page of a feed (long-polled up to `wait` s), applied to the mirror; true when caught up. */
+  async function poll(feed: 'clients' | 'links', limit: number, wait = 0): Promise<boolean> {
     const cursor = cursors[feed] ? `&cursor=${encodeURIComponent(cursors[feed])}` : '';
+    const waiting = wait > 0 ? `&wait=${wait}` : '';
     const res = await request(t.app.getHttpServer())
-      .get(`/api/data/changes/${feed}?limit=${limit}${cursor}`)
+      .get(`/api/data/changes/${feed}?limit=${limit}${cursor}${waiting}`)
       .set(AUTH);
     expect(res.status).toBe(200);
     for (const row of res.body.data) mirror[feed].set(row.id, row);
@@ -137,14 +138,18 @@ describe('Change feeds: no gaps (property)', () => {
         fc.asyncProperty(
           fc.array(transaction, { minLength: 3, maxLength: 8 }),
           fc.integer({ min: 1, max: 6 }),
-          async (transactions, limit) => {
+          // 0: short polls 40 ms apart; else long polls of that many seconds, one consumer per feed.
+          fc.constantFrom(0, 1, 2),
+          async (transactions, limit, wait) => {
             let writing = true;
             const done = Promise.all(transactions.map(write)).finally(() => (writing = false));
-            while (writing) {
-              await poll('clients', limit);
-              await poll('links', limit);
-              await pause(40);
-            }
+            const follow = async (feed: 'clients' | 'links') => {
+              while (writing) {
+                await poll(feed, limit, wait);
+                if (wait === 0) await pause(40);
+              }
+            };
+            await Promise.all([follow('clients'), follow('links')]);
             await done;
             // Drained: past the safe point's margin, every feed caught up.
             await pause(300);

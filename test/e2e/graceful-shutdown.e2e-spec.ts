@@ -191,6 +191,38 @@ describe('Graceful shutdown on SIGTERM', () => {
     expect(load.filter((outcome) => outcome.status === 200).length).toBeGreaterThan(50);
   }, 120000);
 
+  it('answers waiting long polls at once on SIGTERM, each with its own cursor, and exits 0', async () => {
+    const DRAIN_DELAY_MS = 5000;
+    api = await startApi({
+      SHUTDOWN_DRAIN_DELAY_MS: String(DRAIN_DELAY_MS),
+      SHUTDOWN_TIMEOUT_MS: '60000',
+    });
+    const { url } = api;
+    const feed = async (query: string) => {
+      const res = await fetch(`${url}/api/data/changes/links?${query}`, { headers: AUTH });
+      const body = (await res.json()) as { data: unknown[]; meta: { nextCursor: string } };
+      return { status: res.status, body, at: Date.now() };
+    };
+    const { body: caughtUp } = await feed('limit=1000');
+    const cursor = caughtUp.meta.nextCursor;
+    const polls = [1, 2, 3].map(() => feed(`cursor=${encodeURIComponent(cursor)}&wait=25`));
+    // Each waits past its first re-check, the safe point's margin after it began.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const signalledAt = Date.now();
+    api.child.kill('SIGTERM');
+    for (const poll of await Promise.all(polls)) {
+      expect(poll.status).toBe(200);
+      expect(poll.body).toEqual({
+        data: [],
+        meta: { limit: 100, nextCursor: cursor, hasMore: false },
+      });
+      expect(poll.at - signalledAt).toBeLessThan(1000);
+    }
+    // The drain is not held by the polls: it ends with the drain delay, not their 25 s.
+    expect(await api.exited).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(DRAIN_DELAY_MS + 5000);
+  }, 60000);
+
   it('cuts a request still open at SHUTDOWN_TIMEOUT_MS and exits 1', async () => {
     api = await startApi({ SHUTDOWN_DRAIN_DELAY_MS: '0', SHUTDOWN_TIMEOUT_MS: '500' });
     const lock = await lockClients();

@@ -80,10 +80,10 @@ describe('Index migrations on a populated table', () => {
   }
 
   it('revert and run again past the API deadline, over an invalid index a failed build left', async () => {
-    // Down to the tables and their first indexes, past the three index migrations and the three
-    // of the feeds' function after them. (TypeORM's revert runs `down` in a transaction unless
+    // Down to the tables and their first indexes, past the three index migrations, the three
+    // of the feeds' function and the feeds' notifications after them. (TypeORM's revert runs `down` in a transaction unless
     // told otherwise.)
-    for (let n = 0; n < 6; n++) await shortDeadline.undoLastMigration({ transaction: 'none' });
+    for (let n = 0; n < 7; n++) await shortDeadline.undoLastMigration({ transaction: 'none' });
     expect(await validity()).toEqual(validIndexes(FIRST));
 
     // A concurrent build that fails once its index is in the catalog (cancelled, out of disk,

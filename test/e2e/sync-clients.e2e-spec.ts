@@ -110,8 +110,8 @@ describe('examples/sync-clients.ts (copy, then follow) against a running instanc
       api,
       out,
       limit: 100,
-      pollMs: 50,
-      maxPollMs: 200,
+      // Long polls, short enough to be over before the app closes.
+      waitSeconds: 2,
       compactEvery: 10,
       signal: controller.signal,
       onPage: () => pages++,
@@ -193,17 +193,19 @@ describe('examples/sync-clients.ts (copy, then follow) against a running instanc
         timeout: 20_000,
       });
     const expected = await table('link-3');
-    // Followed until two empty polls in a row, then stopped on its own.
+    // Followed by long polls of 1 s until two empty ones in a row, then stopped on its own.
+    const startedAt = Date.now();
     const { stdout } = await sync(
       '--link-id',
       'link-3',
       '--limit',
       '7',
-      '--poll-ms',
-      '50',
+      '--wait',
+      '1',
       '--max-idle-polls',
       '2',
     );
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1000);
     expect(stdout).toBe(`${Object.keys(expected).length} clients in ${out}\n`);
     expect(await mirrored(out)).toEqual(expected);
     await expect(sync('--once')).rejects.toMatchObject({

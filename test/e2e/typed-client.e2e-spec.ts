@@ -151,11 +151,53 @@ describe('typed client (clients/typescript) against a running instance', () => {
       );
     });
 
-    it('follows when caught up, backing off while idle, until maxIdlePolls', async () => {
+    it('long-polls once caught up: each poll waits on the server, the next follows at once', async () => {
       const cursor = await caughtUp('links');
       sent.length = 0;
       const pages = [];
-      const options = { cursor, minDelayMs: 40, maxDelayMs: 100, maxIdlePolls: 5 };
+      const options = { cursor, waitSeconds: 1, maxIdlePolls: 3 };
+      for await (const page of followChanges(logged(), 'links', options)) pages.push(page);
+      expect(pages.map((page) => page.rows.length)).toEqual([0, 0, 0]);
+      expect(pages.every((page) => page.nextCursor === cursor)).toBe(true);
+      // The first poll answers at once; then two long polls, each held 1 s by the server.
+      expect(sent.map((request) => new URL(request.url).searchParams.get('wait'))).toEqual([
+        null,
+        '1',
+        '1',
+      ]);
+      const waits = sent.slice(1).map((request, i) => request.at - sent[i].at);
+      expect(waits[0]).toBeLessThan(500);
+      expect(waits[1]).toBeGreaterThanOrEqual(1000);
+      expect(waits[1]).toBeLessThan(1500);
+    });
+
+    it('pauses before the next poll when an empty long poll comes back early (a pod shutting down)', async () => {
+      const cursor = await caughtUp('links');
+      sent.length = 0;
+      // Every long poll is answered at once, as a draining pod answers it.
+      const draining = createApiClient({
+        baseUrl,
+        apiKey: API_KEY,
+        fetch: (request) => {
+          sent.push({ url: request.url, at: Date.now() });
+          const url = new URL(request.url);
+          url.searchParams.delete('wait');
+          return fetch(new Request(url, request));
+        },
+      });
+      const options = { cursor, minDelayMs: 100, maxDelayMs: 150, maxIdlePolls: 4 };
+      for await (const page of followChanges(draining, 'links', options)) void page;
+      // The first answer (no wait asked) is followed at once by a long poll; the early ones not.
+      const waits = sent.slice(1).map((request, i) => request.at - sent[i].at);
+      expect(waits[0]).toBeLessThan(100);
+      [100, 150].forEach((ms, i) => expect(waits[i + 1]).toBeGreaterThanOrEqual(ms - 2));
+    });
+
+    it('with waitSeconds 0, short-polls, backing off while idle, until maxIdlePolls', async () => {
+      const cursor = await caughtUp('links');
+      sent.length = 0;
+      const pages = [];
+      const options = { cursor, waitSeconds: 0, minDelayMs: 40, maxDelayMs: 100, maxIdlePolls: 5 };
       for await (const page of followChanges(logged(), 'links', options)) pages.push(page);
       expect(pages.map((page) => page.rows.length)).toEqual([0, 0, 0, 0, 0]);
       expect(pages.every((page) => page.nextCursor === cursor)).toBe(true);
@@ -166,21 +208,25 @@ describe('typed client (clients/typescript) against a running instance', () => {
       expect(waits[3]).toBeLessThan(250);
     });
 
-    it('follows a change made while polling, and stops when aborted', async () => {
+    it('follows a change made while long polling at once, and stops when aborted', async () => {
       const cursor = await caughtUp('clients', 'link-7');
       const controller = new AbortController();
       const seen: string[] = [];
+      let seenAt = 0;
       const following = (async () => {
-        const options = { cursor, linkId: 'link-7', minDelayMs: 50, signal: controller.signal };
+        const options = { cursor, linkId: 'link-7', signal: controller.signal };
         for await (const page of followChanges(api(), 'clients', options)) {
           seen.push(...page.rows.map((row) => row.id));
+          seenAt = Date.now();
           if (seen.length > 0) controller.abort(new Error('enough'));
         }
       })();
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const changedAt = Date.now();
       await t.dataSource.query(`UPDATE clients SET status = 'new' WHERE id = 'client-00006'`);
       await expect(following).rejects.toThrow('enough');
       expect(seen).toEqual(['client-00006']);
+      expect(seenAt - changedAt).toBeLessThan(1000);
     });
 
     it('throws a refused cursor as a 400 problem, without retrying it', async () => {

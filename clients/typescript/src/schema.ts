@@ -97,7 +97,7 @@ export interface paths {
         };
         /**
          * Client changes, for keeping a mirror
-         * @description Rows ordered by updatedAt, then id (byte order); a row appears again each time it changes. Without cursor the feed starts at the beginning: a full copy, soft-deleted rows included. Rows are served only up to a safe point, so no change is ever skipped. Hard deletes are not reported.
+         * @description Rows ordered by updatedAt, then id (byte order); a row appears again each time it changes. Without cursor the feed starts at the beginning: a full copy, soft-deleted rows included. Rows are served only up to a safe point, so no change is ever skipped. Hard deletes are not reported. With wait, a caught-up poll is held until a change is served or wait seconds pass (long polling).
          */
         get: operations["clientChanges"];
         put?: never;
@@ -121,7 +121,7 @@ export interface paths {
         };
         /**
          * Link changes, for keeping a mirror
-         * @description Rows ordered by updatedAt, then id (byte order); a row appears again each time it changes. Without cursor the feed starts at the beginning: a full copy, soft-deleted rows included. Rows are served only up to a safe point, so no change is ever skipped. Hard deletes are not reported.
+         * @description Rows ordered by updatedAt, then id (byte order); a row appears again each time it changes. Without cursor the feed starts at the beginning: a full copy, soft-deleted rows included. Rows are served only up to a safe point, so no change is ever skipped. Hard deletes are not reported. With wait, a caught-up poll is held until a change is served or wait seconds pass (long polling).
          */
         get: operations["linkChanges"];
         put?: never;
@@ -2593,6 +2593,8 @@ export interface operations {
                 linkId?: string;
                 /** @description Continue after the position of an earlier response: its meta.nextCursor, from the same feed with the same filter. Omitted, the feed starts at the beginning (a full copy). */
                 cursor?: string;
+                /** @description Long polling: when no change is ready, hold the request up to this many seconds (decimal digits only) and answer as soon as one is; at the deadline, the empty page */
+                wait?: number;
             };
             header?: never;
             path?: never;
@@ -2936,6 +2938,8 @@ export interface operations {
                 linkId?: string;
                 /** @description Continue after the position of an earlier response: its meta.nextCursor, from the same feed with the same filter. Omitted, the feed starts at the beginning (a full copy). */
                 cursor?: string;
+                /** @description Long polling: when no change is ready, hold the request up to this many seconds (decimal digits only) and answer as soon as one is; at the deadline, the empty page */
+                wait?: number;
             };
             header?: never;
             path?: never;
@@ -3152,6 +3156,8 @@ export interface operations {
                 limit?: number;
                 /** @description Continue after the position of an earlier response: its meta.nextCursor, from the same feed with the same filter. Omitted, the feed starts at the beginning (a full copy). */
                 cursor?: string;
+                /** @description Long polling: when no change is ready, hold the request up to this many seconds (decimal digits only) and answer as soon as one is; at the deadline, the empty page */
+                wait?: number;
             };
             header?: never;
             path?: never;
@@ -3486,6 +3492,8 @@ export interface operations {
                 limit?: number;
                 /** @description Continue after the position of an earlier response: its meta.nextCursor, from the same feed with the same filter. Omitted, the feed starts at the beginning (a full copy). */
                 cursor?: string;
+                /** @description Long polling: when no change is ready, hold the request up to this many seconds (decimal digits only) and answer as soon as one is; at the deadline, the empty page */
+                wait?: number;
             };
             header?: never;
             path?: never;

@@ -1,5 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { CursorField, LimitField, IdField, DOCUMENTED_CURSOR_LENGTH } from '../../query/fields';
+import {
+  CursorField,
+  DOCUMENTED_CURSOR_LENGTH,
+  IdField,
+  IntegerField,
+  LimitField,
+} from '../../query/fields';
 import { Position } from '../../database/list-order';
 import { SignedCursor } from '../../query/signed-cursor';
 
@@ -10,6 +16,17 @@ const CURSOR_DOC = {
   minLength: 1,
   maxLength: DOCUMENTED_CURSOR_LENGTH,
 };
+
+// Under the idle timeouts of common proxies and load balancers (60 s) with room to spare.
+export const MAX_WAIT_SECONDS = 25;
+
+/** `wait`: long polling, seconds to hold a caught-up poll (docs/api.md "Change feeds"). */
+const WaitField = () =>
+  IntegerField(
+    'Long polling: when no change is ready, hold the request up to this many seconds ' +
+      '(decimal digits only) and answer as soon as one is; at the deadline, the empty page',
+    { minimum: 1, maximum: MAX_WAIT_SECONDS },
+  );
 
 /** What a feed cursor is bound to: its feed, and on the client feed its linkId filter. */
 export const linkChangesScope = () => 'changes/links';
@@ -25,6 +42,9 @@ export class LinkChangesQuery {
   @CursorField()
   @SignedCursor<LinkChangesQuery>(linkChangesScope, 'after')
   cursor?: string;
+
+  @WaitField()
+  wait?: number;
 
   /** The position the cursor holds, verified by the validation pipe; not a query parameter. */
   after?: Position;
@@ -42,6 +62,9 @@ export class ClientChangesQuery {
   @CursorField()
   @SignedCursor<ClientChangesQuery>(clientChangesScope, 'after', ['linkId'])
   cursor?: string;
+
+  @WaitField()
+  wait?: number;
 
   after?: Position;
 }
