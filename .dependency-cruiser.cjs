@@ -13,7 +13,7 @@ const LAYERS = [
   ['auth', 'rate-limit', 'logging'],
   ['limits'],
   ['api-keys', 'http'],
-  ['database', 'dev'],
+  ['database', 'dev', 'redis'],
   ['config'],
 ];
 const RESOURCES = '^src/(links|clients|changes)/';

@@ -83,4 +83,27 @@ describe('CountCache', () => {
     await expect(cache.get('a', () => Promise.resolve(10))).resolves.toBe(10);
     await expect(cache.get('c', () => Promise.resolve(30))).resolves.toBe(3);
   });
+
+  it('serves a fetched total only until the fetch says, when that is sooner than the ttl', async () => {
+    // A total another pod counted 1500 ms ago has 500 ms left.
+    let fetches = 0;
+    const fetch = () => Promise.resolve({ total: ++fetches, expiresAt: clock + 500 });
+    const cache = new CountCache(2000, 10, now, fetch);
+    await expect(cache.get('k', () => Promise.resolve(-1))).resolves.toBe(1);
+    clock += 499;
+    await expect(cache.get('k', () => Promise.resolve(-1))).resolves.toBe(1);
+    clock += 1;
+    await expect(cache.get('k', () => Promise.resolve(-1))).resolves.toBe(2);
+  });
+
+  it('makes one fetch for concurrent requests of one key, passing it the key and the count', async () => {
+    const fetch = jest.fn(async (key: string, count: () => Promise<number>) => ({
+      total: (await count()) + key.length,
+      expiresAt: clock + 2000,
+    }));
+    const cache = new CountCache(2000, 10, now, fetch);
+    const totals = await Promise.all([1, 2, 3].map(() => cache.get('abc', async () => 10)));
+    expect(totals).toEqual([13, 13, 13]);
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
 });

@@ -1,13 +1,31 @@
+/** A total and the time, on this process's clock, until which it may be served. */
+export interface TimedTotal {
+  total: number;
+  expiresAt: number;
+}
+
+/** How the cache gets a total it does not hold: it counts it here, or through other pods. */
+export type FetchTotal = (key: string, count: () => Promise<number>) => Promise<TimedTotal>;
+
+/** Counts in this process; the total may be served until `ttlMs` after its count started. */
+export const countHere =
+  (ttlMs: number, now: () => number = Date.now): FetchTotal =>
+  async (_key, count) => {
+    const startedAt = now();
+    return { total: await count(), expiresAt: startedAt + ttlMs };
+  };
+
 interface Entry {
   total: Promise<number>;
   expiresAt: number;
 }
 
 /**
- * Per-process cache of list totals (docs/api.md, Endpoints, COUNT_CACHE_TTL_MS). A total is served for at
- * most `ttlMs` after its count started, so it is never older than that; concurrent requests
- * for the same key share one count (single flight); the least recently stored key is evicted
- * beyond `maxEntries`; a failed count is not kept. With `ttlMs` 0 every call counts afresh.
+ * The process's cache of list totals (docs/api.md, Endpoints, COUNT_CACHE_TTL_MS). A total is
+ * served for at most `ttlMs` after its count started (or until `fetch` says, if earlier), so it
+ * is never older than that; concurrent requests for the same key share one fetch (single
+ * flight); the least recently stored key is evicted beyond `maxEntries`; a failed fetch is not
+ * kept. With `ttlMs` 0 every call counts afresh.
  */
 export class CountCache {
   private readonly entries = new Map<string, Entry>();
@@ -16,6 +34,7 @@ export class CountCache {
     private readonly ttlMs: number,
     private readonly maxEntries = 10_000,
     private readonly now: () => number = Date.now,
+    private readonly fetch: FetchTotal = countHere(ttlMs, now),
   ) {}
 
   get(key: string, count: () => Promise<number>): Promise<number> {
@@ -23,7 +42,11 @@ export class CountCache {
     const startedAt = this.now();
     const cached = this.entries.get(key);
     if (cached && cached.expiresAt > startedAt) return cached.total;
-    const entry: Entry = { total: count(), expiresAt: startedAt + this.ttlMs };
+    const entry = { expiresAt: startedAt + this.ttlMs } as Entry;
+    entry.total = this.fetch(key, count).then(({ total, expiresAt }) => {
+      entry.expiresAt = Math.min(entry.expiresAt, expiresAt);
+      return total;
+    });
     this.entries.delete(key);
     this.entries.set(key, entry);
     if (this.entries.size > this.maxEntries) {
