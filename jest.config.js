@@ -36,6 +36,7 @@ const OPERATIONAL = [
   'rate-limit-redis',
   'read-replicas',
   'runtime-image',
+  'shared-counts',
   'sync-clients',
 ];
 const operational = OPERATIONAL.map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`);
