@@ -37,6 +37,7 @@ const OPERATIONAL = [
   'read-replicas',
   'runtime-image',
   'shared-counts',
+  'shared-counts-lock',
   'sync-clients',
 ];
 const operational = OPERATIONAL.map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`);
