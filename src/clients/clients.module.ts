@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { Counter, Registry } from 'prom-client';
 import { PagingEnv } from '../config/paging.env';
 import { DatabaseModule } from '../database/database.module';
 import { RedisModule, SHARED_REDIS } from '../redis/redis.module';
@@ -19,14 +20,24 @@ import { SharedCounts } from './shared-counts';
     ClientsRepository,
     {
       provide: CountCache,
-      inject: [PagingEnv, SHARED_REDIS],
-      // With Redis, the pods share their totals; without, each process counts its own.
-      useFactory: ({ COUNT_CACHE_TTL_MS }: PagingEnv, redis: SharedRedis | null) => {
-        if (!redis) return new CountCache(COUNT_CACHE_TTL_MS);
-        const shared = new SharedCounts(redis, COUNT_CACHE_TTL_MS);
-        return new CountCache(COUNT_CACHE_TTL_MS, undefined, undefined, (key, count) =>
-          shared.fetch(key, count),
-        );
+      // Registry: provided globally by MetricsModule.
+      inject: [PagingEnv, SHARED_REDIS, Registry],
+      useFactory: (
+        { COUNT_CACHE_TTL_MS: ttlMs }: PagingEnv,
+        redis: SharedRedis | null,
+        registry: Registry,
+      ) => {
+        const counts = new Counter({
+          name: 'list_clients_counts_total',
+          help: 'List Clients totals this process counted in the database',
+          registers: [registry],
+        });
+        // With Redis, the pods share their totals; without, each process counts its own.
+        const shared = redis && new SharedCounts(redis, ttlMs);
+        return new CountCache(ttlMs, {
+          fetch: shared ? (key, count) => shared.fetch(key, count) : undefined,
+          onCount: () => counts.inc(),
+        });
       },
     },
   ],

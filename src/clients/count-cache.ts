@@ -20,6 +20,15 @@ interface Entry {
   expiresAt: number;
 }
 
+export interface CountCacheOptions {
+  /** Where a total the process does not hold comes from; by default, counted here. */
+  fetch?: FetchTotal;
+  maxEntries?: number;
+  now?: () => number;
+  /** Called as each count starts (the list_clients_counts_total metric). */
+  onCount?: () => void;
+}
+
 /**
  * The process's cache of list totals (docs/api.md, Endpoints, COUNT_CACHE_TTL_MS). A total is
  * served for at most `ttlMs` after its count started (or until `fetch` says, if earlier), so it
@@ -29,21 +38,37 @@ interface Entry {
  */
 export class CountCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly fetch: FetchTotal;
+  private readonly maxEntries: number;
+  private readonly now: () => number;
+  private readonly onCount: () => void;
 
   constructor(
     private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-    private readonly now: () => number = Date.now,
-    private readonly fetch: FetchTotal = countHere(ttlMs, now),
-  ) {}
+    {
+      maxEntries = 10_000,
+      now = Date.now,
+      fetch,
+      onCount = () => undefined,
+    }: CountCacheOptions = {},
+  ) {
+    this.maxEntries = maxEntries;
+    this.now = now;
+    this.fetch = fetch ?? countHere(ttlMs, now);
+    this.onCount = onCount;
+  }
 
   get(key: string, count: () => Promise<number>): Promise<number> {
-    if (this.ttlMs === 0) return count();
+    const counted = () => {
+      this.onCount();
+      return count();
+    };
+    if (this.ttlMs === 0) return counted();
     const startedAt = this.now();
     const cached = this.entries.get(key);
     if (cached && cached.expiresAt > startedAt) return cached.total;
     const entry = { expiresAt: startedAt + this.ttlMs } as Entry;
-    entry.total = this.fetch(key, count).then(({ total, expiresAt }) => {
+    entry.total = this.fetch(key, counted).then(({ total, expiresAt }) => {
       entry.expiresAt = Math.min(entry.expiresAt, expiresAt);
       return total;
     });

@@ -69,6 +69,12 @@ describeWith(['redis-server'], 'List Clients totals shared by pods through Redis
         async (pod) => /^rate_limit_redis_available (\d)$/m.exec(await scrapeMetrics(pod))?.[1],
       ),
     );
+  const reportedCounts = () =>
+    Promise.all(
+      pods.map(async (pod) =>
+        Number(/^list_clients_counts_total (\d+)$/m.exec(await scrapeMetrics(pod))?.[1]),
+      ),
+    );
   const bothUseRedis = () =>
     waitFor(
       async () => {
@@ -139,6 +145,7 @@ describeWith(['redis-server'], 'List Clients totals shared by pods through Redis
       expect(await burst(link)).toEqual(Array(20).fill(3));
       expect(countsSince(before).reduce((a, b) => a + b)).toBe(1);
       expect(await stored()).toEqual([{ total: '3', ttl: expect.any(Number) }]);
+      expect(await reportedCounts()).toEqual(countsSoFar());
     });
   });
 
