@@ -3,11 +3,21 @@
 // under an S2/S4 mix (bench/run.mjs). Writes bench/results/<stamp>-shared-counts.md.
 // Measurements only: nothing here passes or fails on timing.
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { API_KEY, databaseCpu, databaseCpuSince, load } from './measure.mjs';
-import { build, createDatabase, freePort, loadData, root, startServer } from './support.mjs';
+import pg from 'pg';
+import { API_KEY, cpuMs, databaseCpu, databaseCpuSince, load } from './measure.mjs';
+import {
+  build,
+  createDatabase,
+  freePort,
+  loadData,
+  root,
+  runSql,
+  startServer,
+} from './support.mjs';
 
 const settings = {
   clients: Number(process.env.BENCH_CLIENTS ?? 1_000_000),
@@ -33,6 +43,32 @@ const configurations = [
   { name: '4 processes, REDIS_URL', processes: 4, redis: true },
   { name: '1 process, REDIS_URL', processes: 1, redis: true },
 ];
+
+/**
+ * Database CPU ms of one count of each filter combination of the mix, the app's own SQL run
+ * alone, on one backend (the mean of `times` runs).
+ */
+async function cpuPerCount(databaseUrl, times = 5) {
+  const { countQuery } = createRequire(import.meta.url)(
+    join(root, 'dist/clients/clients.repository.js'),
+  );
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT pg_backend_pid() AS pid');
+    const perFilter = [];
+    for (const filters of [{}, { status: 'connected', isDeleted: false }]) {
+      const { text, params } = countQuery(filters);
+      await client.query(text, params);
+      const before = cpuMs(rows[0].pid);
+      for (let i = 0; i < times; i++) await client.query(text, params);
+      perFilter.push((cpuMs(rows[0].pid) - before) / times);
+    }
+    return perFilter;
+  } finally {
+    await client.end();
+  }
+}
 
 async function startProcesses(databaseUrl, { processes, redis }, ttlMs) {
   const prefix = `bench-${randomBytes(4).toString('hex')}:`;
@@ -107,19 +143,27 @@ async function main() {
   try {
     log(`loading ${settings.clients} clients`);
     await loadData(database.url, settings);
-    // The reads alone: totals kept for an hour, counted once in the warm-up.
-    log('baseline: one process, totals cached for the whole run');
-    const baseline = await run(database.url, { processes: 1 }, 3_600_000);
-    const readMsPerRequest = baseline.databaseMs / baseline.requests;
+    // Parallel workers end with their query, before a snapshot of the backends could see
+    // their CPU: serial counts keep all of it in the backends measured.
+    await runSql(
+      database.url,
+      `ALTER DATABASE ${new URL(database.url).pathname.slice(1)} SET max_parallel_workers_per_gather = 0`,
+    );
+    const perCount = await cpuPerCount(database.url);
+    const msPerCount = perCount.reduce((a, b) => a + b) / perCount.length;
+    log(`database CPU per count: ${perCount.map((ms) => ms.toFixed(1)).join(' and ')} ms`);
     const rows = [];
     for (const configuration of configurations) {
       log(configuration.name);
       const result = await run(database.url, configuration, settings.ttlMs);
-      const countingMs = result.databaseMs - readMsPerRequest * result.requests;
-      rows.push({ ...configuration, ...result, countingMsPerSecond: countingMs / result.seconds });
+      rows.push({
+        ...configuration,
+        ...result,
+        countingMsPerSecond: (result.counts * msPerCount) / result.seconds,
+      });
       log(JSON.stringify(rows.at(-1)));
     }
-    const report = render(rows, baseline, readMsPerRequest);
+    const report = render(rows, perCount);
     console.log(`\n${report}`);
     const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-');
     writeFileSync(join(root, 'bench/results', `${stamp}-shared-counts.md`), report);
@@ -128,7 +172,7 @@ async function main() {
   }
 }
 
-function render(rows, baseline, readMsPerRequest) {
+function render(rows, perCount) {
   const one = rows[0].countingMsPerSecond;
   const fixed = (value, digits = 0) => value.toFixed(digits);
   return [
@@ -137,10 +181,10 @@ function render(rows, baseline, readMsPerRequest) {
     `Data: ${settings.clients.toLocaleString('en')} clients over ${settings.links.toLocaleString('en')} links (bench/run.mjs).`,
     `Load: S2 and S4 in turn, ${settings.connections} connections split between the processes, ${settings.seconds} s per`,
     `configuration after 5 s of warm-up; COUNT_CACHE_TTL_MS=${settings.ttlMs}; ${cpus().length} cores.`,
-    `Database CPU: all backends of the database (/proc). Counting = that minus the reads, at`,
-    `${fixed(readMsPerRequest, 3)} ms per request (a run with totals cached for an hour: ${baseline.requests} requests,`,
-    `${fixed(baseline.databaseMs)} ms). Counts: list_clients_counts_total summed over the processes.`,
-    `Redis outages: breaker openings logged by the processes (each counts alone for a second).`,
+    `Counts: list_clients_counts_total summed over the processes. Counting: counts × the database`,
+    `CPU of one count run alone (S2's ${fixed(perCount[0], 1)} ms, S4's ${fixed(perCount[1], 1)} ms; serial, max_parallel_workers_per_gather = 0).`,
+    `DB CPU: every backend of the database (/proc), reads and counts. Redis outages: breaker`,
+    `openings the processes logged (each then counts alone for a second).`,
     '',
     '| configuration | req/s | errors | Redis outages | counts | counts/s | DB CPU ms/s | counting ms/s | counting vs 1 process |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
