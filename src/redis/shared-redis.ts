@@ -1,12 +1,17 @@
 import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
 import CircuitBreaker from 'opossum';
+import { withinTimeout } from './within-timeout';
 
 const CONNECT_TIMEOUT_MS = 2000;
 
 // Redis answers a healthy request in well under a millisecond: a command that takes this long
 // means it is hung, and the caller does its work alone instead of waiting on.
 const COMMAND_TIMEOUT_MS = 100;
+
+// The client's own timeout only bounds what a hung Redis leaves pending: its timer would fire
+// before a reply that arrived while the event loop was held (withinTimeout waits for it).
+const CLIENT_COMMAND_TIMEOUT_MS = 10 * COMMAND_TIMEOUT_MS;
 
 // After a failure, how long every caller works alone before one call probes Redis.
 const PROBE_EVERY_MS = 1000;
@@ -36,19 +41,22 @@ export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
     this.redis = new Redis(url, {
       maxRetriesPerRequest: 0,
       connectTimeout: CONNECT_TIMEOUT_MS,
-      commandTimeout: COMMAND_TIMEOUT_MS,
+      commandTimeout: CLIENT_COMMAND_TIMEOUT_MS,
       // Without a connection a command fails at once: the caller falls back instead.
       enableOfflineQueue: false,
     });
     // ioredis reconnects by itself; its errors reach the callers (and the breaker) as failures.
     this.redis.on('error', () => undefined);
-    this.breaker = new CircuitBreaker((work: Work, _fallback: Fallback) => work(this.redis), {
-      timeout: false,
-      resetTimeout: PROBE_EVERY_MS,
-      // Any failure opens it: a slow Redis must not cost more requests than the first.
-      errorThresholdPercentage: 0,
-      rollingPercentilesEnabled: false,
-    });
+    this.breaker = new CircuitBreaker(
+      (work: Work, _fallback: Fallback) => withinTimeout(work(this.redis), COMMAND_TIMEOUT_MS),
+      {
+        timeout: false,
+        resetTimeout: PROBE_EVERY_MS,
+        // Any failure opens it: a slow Redis must not cost more requests than the first.
+        errorThresholdPercentage: 0,
+        rollingPercentilesEnabled: false,
+      },
+    );
     this.breaker.fallback((_work: Work, fallback: Fallback) => fallback());
     this.breaker.on('open', () => this.reportUnavailable());
     this.breaker.on('close', () => this.reportAvailable());
