@@ -10,9 +10,16 @@ const LAYERS = [
   ['changes'],
   ['links', 'clients'],
   ['health', 'metrics', 'docs'],
-  ['auth', 'rate-limit', 'logging'],
+  ['auth', 'rate-limit'],
   ['limits'],
-  ['api-keys', 'http'],
+  // What every resource shares: the OpenAPI document; the checks before a controller runs;
+  // query parameters and cursors; error bodies; response headers and bodies, and logs.
+  ['openapi'],
+  ['requests'],
+  ['query'],
+  ['errors'],
+  ['responses', 'logging'],
+  ['api-keys'],
   ['database', 'dev', 'redis'],
   ['config'],
 ];
@@ -62,9 +69,9 @@ module.exports = {
     },
     {
       name: 'shared-imports-no-resource',
-      comment: 'database/, config/ and http/ serve every resource and import none.',
+      comment: 'The shared folders serve every resource and import none.',
       severity: 'error',
-      from: { path: '^src/(database|config|http)/' },
+      from: { path: '^src/(database|config|openapi|requests|query|errors|responses)/' },
       to: { path: RESOURCES },
     },
     {

@@ -30,7 +30,7 @@ export default {
     '!src/**/*.entity.ts',
     '!src/**/*.decorator.ts',
     // The OpenAPI document, built once at start (checked by openapi:check and the contract hook).
-    '!src/http/openapi*.ts',
+    '!src/openapi/*.ts',
     // The key CLI's commands, not the request path.
     '!src/api-keys/api-key-commands.ts',
   ],

@@ -3,22 +3,22 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Server } from 'node:http';
 import { Express, NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
-import { parseQuery } from './http/parse-query';
-import { useOriginForm } from './http/origin-form';
-import { assignRequestId } from './http/request-id';
+import { parseQuery } from './query/parse-query';
+import { useOriginForm } from './requests/origin-form';
+import { assignRequestId } from './logging/request-id';
 import { logRequest, routeOf, UNMATCHED_ROUTE } from './logging/access-log';
-import { closeIfBodyMayGoUnread } from './http/request-size';
-import { routeUndecodableSegments } from './http/undecodable-path';
+import { closeIfBodyMayGoUnread } from './requests/request-size';
+import { routeUndecodableSegments } from './requests/undecodable-path';
 import { HttpEnv } from './config/http.env';
 import { ShutdownState } from './health/shutdown-state';
-import { useIfNoneMatchFreshness } from './http/caching';
-import { compressionMiddleware } from './http/compression';
+import { useIfNoneMatchFreshness } from './responses/caching';
+import { compressionMiddleware } from './responses/compression';
 import { HttpMetrics } from './metrics/http-metrics';
 import { InFlightRequests } from './limits/in-flight-requests';
-import { buildOpenApiDocument } from './http/openapi';
+import { buildOpenApiDocument } from './openapi/openapi';
 import { DocsFiles } from './docs/docs-files';
-import { responseHeaders } from './http/response-headers';
-import { answerClientErrors, refuseWithoutHost } from './http/client-error';
+import { responseHeaders } from './responses/response-headers';
+import { answerClientErrors, refuseWithoutHost } from './requests/client-error';
 
 // The API reads nothing from request bodies, so none is parsed (a key in a body never counts).
 // Logs written while the app is built wait for the structured logger.

@@ -6,8 +6,8 @@ import { ApiCaller } from '../api-keys/api-key-verifier';
 import { bearerKeyOf, hasRepeatedAuthorization } from '../api-keys/bearer-key';
 import { headerOnly, HeaderOnlyRequest } from './header-only-request';
 import { IS_PUBLIC } from './public.decorator';
-import { API_KEY_REQUIRED, AUTHORIZATION_REPEATED } from '../http/error-texts';
-import { routeFlag } from '../http/route-flag';
+import { API_KEY_REQUIRED, AUTHORIZATION_REPEATED } from '../errors/error-texts';
+import { routeFlag } from '../requests/route-flag';
 
 /** The global guard: every route needs a valid API key unless marked @Public(). */
 @Injectable()

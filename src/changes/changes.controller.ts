@@ -4,9 +4,9 @@ import {
   ApiErrorResponses,
   LIMIT_OUT_OF_RANGE,
   unknownParameter,
-} from '../http/api-error-responses.decorator';
-import { ReadOnlyController } from '../http/read-only.controller';
-import { StrictQueryPipe } from '../http/strict-query.pipe';
+} from '../openapi/api-error-responses.decorator';
+import { ReadOnlyController } from '../requests/read-only.controller';
+import { StrictQueryPipe } from '../query/strict-query.pipe';
 import { renderChangesPage } from './changes.renderer';
 import { ChangesService } from './changes.service';
 import { ClientChangesResponse, LinkChangesResponse } from './dto/changes-page.response';

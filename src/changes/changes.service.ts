@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isoMicros } from '../database/printed-timestamp';
 import { Position } from '../database/list-order';
-import { CursorCodec } from '../http/signed-cursor';
+import { CursorCodec } from '../query/signed-cursor';
 import { ChangesRepository, Feed, FeedRows } from './changes.repository';
 import { clientChangesScope, linkChangesScope } from './dto/changes.query';
 

@@ -3,7 +3,6 @@ import {
   ApiExtraModels,
   ApiOkResponse,
   ApiOperation,
-  ApiParam,
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
@@ -11,11 +10,11 @@ import {
   ApiErrorResponses,
   LIMIT_OUT_OF_RANGE,
   unknownParameter,
-} from '../http/api-error-responses.decorator';
-import { CLIENT_NOT_FOUND } from '../http/error-texts';
-import { NoQueryParams } from '../http/no-query-params';
-import { ReadOnlyController } from '../http/read-only.controller';
-import { StrictQueryPipe } from '../http/strict-query.pipe';
+} from '../openapi/api-error-responses.decorator';
+import { CLIENT_NOT_FOUND } from '../errors/error-texts';
+import { GetById } from '../openapi/get-by-id.decorator';
+import { ReadOnlyController } from '../requests/read-only.controller';
+import { StrictQueryPipe } from '../query/strict-query.pipe';
 import { renderClient, renderClientsPage } from './client.renderer';
 import { ClientsService } from './clients.service';
 import { ClientResponse } from './dto/client.response';
@@ -60,17 +59,15 @@ export class ClientsController extends ReadOnlyController() {
     return renderClientsPage(await this.clientsService.list(query));
   }
 
-  @Get(':id')
-  @ApiOperation({ operationId: 'getClient', summary: 'Get one client by id, soft-deleted or not' })
-  @ApiParam({ name: 'id', description: 'The client id (opaque string)', example: 'client-1' })
-  @ApiOkResponse({ description: 'The client', type: ClientResponse, example: CLIENT_EXAMPLE })
-  @ApiErrorResponses({
+  @GetById({
+    operationId: 'getClient',
+    summary: 'Get one client by id, soft-deleted or not',
+    noun: 'client',
     path: '/api/data/clients',
-    badQuery: [unknownParameter('fields')],
+    type: ClientResponse,
+    example: CLIENT_EXAMPLE,
     notFound: CLIENT_NOT_FOUND,
   })
-  @Header('Content-Type', 'application/json; charset=utf-8')
-  @NoQueryParams()
   async get(@Param('id') id: string): Promise<string> {
     return renderClient(await this.clientsService.findOne(id));
   }

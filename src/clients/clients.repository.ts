@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseReader } from '../database/database-reader';
-import { columnOf, tableOf } from '../database/entity-columns';
+import { columnOf, columnTypeOf, tableOf } from '../database/entity-columns';
 import { afterPosition, LIST_ORDER, Position } from '../database/list-order';
 import { printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
+import { givenFilters } from '../query/filters';
 import { Client } from './client.entity';
+import { ListClientsQuery } from './dto/list-clients.query';
 
 /** A client as read for the API: timestamps as PostgreSQL prints them (printedTimestamp). */
 export interface ClientRow {
@@ -16,11 +18,8 @@ export interface ClientRow {
   updatedAt: string;
 }
 
-export interface ClientFilters {
-  linkId?: string;
-  isDeleted?: boolean;
-  status?: string;
-}
+/** The filters of a List Clients request: its query's @Filter fields, each optional. */
+export type ClientFilters = Omit<ListClientsQuery, 'page' | 'limit' | 'cursor' | 'after'>;
 
 /** Where a page starts: after `offset` rows, or after a position in list order. */
 export type PageStart = { offset: number } | { after: Position };
@@ -34,10 +33,12 @@ export interface SqlQuery {
 
 const CLIENTS = tableOf(Client);
 const column = (property: keyof Client & string) => columnOf(Client, property);
+// The select list that prints a client as the API does (the change feed prints with it too).
 export const CLIENT_COLUMNS = `c.${column('id')} AS "id", c.${column('linkId')} AS "linkId",
   c.${column('isDeleted')} AS "isDeleted", c.${column('status')} AS "status",
   ${printedTimestamp(`c.${column('createdAt')}`)} AS "createdAt",
   ${printedTimestamp(`c.${column('updatedAt')}`)} AS "updatedAt"`;
+// The same columns as stored, unprinted: what an inner select hands to the printing one.
 const STORED_COLUMNS = (['id', 'linkId', 'isDeleted', 'status', 'createdAt', 'updatedAt'] as const)
   .map(column)
   .join(', ');
@@ -52,15 +53,18 @@ class Params {
   }
 }
 
-function filterConditions({ linkId, isDeleted, status }: ClientFilters, params: Params): string[] {
-  const conditions: string[] = [];
-  if (linkId !== undefined) conditions.push(`${column('linkId')} = ${params.bind(linkId, 'text')}`);
-  if (isDeleted !== undefined) {
-    conditions.push(`${column('isDeleted')} = ${params.bind(isDeleted, 'boolean')}`);
-  }
-  if (status !== undefined) conditions.push(`${column('status')} = ${params.bind(status, 'text')}`);
-  return conditions;
-}
+/** Each filter given, as its declaration says (@Filter): the column, the operator, the value. */
+const filterConditions = (filters: ClientFilters, params: Params): string[] =>
+  givenFilters(ListClientsQuery, filters).map(({ property, operator, value }) => {
+    const name = property as keyof Client & string;
+    return `${column(name)} ${operator} ${params.bind(value, columnTypeOf(Client, name))}`;
+  });
+
+/** Text PostgreSQL cannot hold matches no row (isStorableText): such a filter selects none. */
+const selectsNone = (filters: ClientFilters): boolean =>
+  givenFilters(ListClientsQuery, filters).some(
+    ({ value }) => typeof value === 'string' && !isStorableText(value),
+  );
 
 const where = (conditions: string[]) =>
   conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
@@ -152,13 +156,13 @@ export class ClientsRepository {
 
   /** Up to `limit + 1` rows: the one past the page tells that another page follows. */
   page(filters: ClientFilters, limit: number, from: PageStart): Promise<ClientRow[]> {
-    if (!isStorableText(filters.linkId ?? '')) return Promise.resolve([]);
+    if (selectsNone(filters)) return Promise.resolve([]);
     const { text, params, prepared } = pageQuery(filters, limit, from);
     return this.database.query<ClientRow[]>(text, params, { prepared });
   }
 
   async count(filters: ClientFilters): Promise<number> {
-    if (!isStorableText(filters.linkId ?? '')) return 0;
+    if (selectsNone(filters)) return 0;
     const { text, params } = countQuery(filters);
     const [row] = await this.database.query<{ total: string }[]>(text, params);
     return Number(row.total);

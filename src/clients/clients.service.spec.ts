@@ -11,7 +11,7 @@ import { LimitsEnv } from '../config/limits.env';
 import { workLimits } from '../../test/support/work-limits';
 import { DatabaseReader } from '../database/database-reader';
 import { Position } from '../database/list-order';
-import { CursorCodec } from '../http/signed-cursor';
+import { CursorCodec } from '../query/signed-cursor';
 import { renderClient, renderClientsPage } from './client.renderer';
 import { ClientsRepository } from './clients.repository';
 import { ClientsService } from './clients.service';

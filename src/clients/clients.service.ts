@@ -1,10 +1,10 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { isoMicros } from '../database/printed-timestamp';
 import { LimitsEnv } from '../config/limits.env';
-import { CLIENT_NOT_FOUND, pageTooDeep } from '../http/error-texts';
-import { invalidQuery } from '../http/strict-query.pipe';
+import { CLIENT_NOT_FOUND, pageTooDeep } from '../errors/error-texts';
+import { invalidQuery } from '../query/strict-query.pipe';
 import { WorkLimits } from '../limits/work-limits';
-import { CursorCodec } from '../http/signed-cursor';
+import { CursorCodec } from '../query/signed-cursor';
 import { ClientFilters, ClientRow, ClientsRepository, PageStart } from './clients.repository';
 import { CountCache } from './count-cache';
 import { ListClientsQuery, listClientsScope } from './dto/list-clients.query';
@@ -41,11 +41,7 @@ export class ClientsService {
   /** What a List Clients request asks for (docs/api.md, Endpoints). */
   async list(query: ListClientsQuery): Promise<ClientsPage> {
     const { limit, after } = query;
-    const filters: ClientFilters = {
-      linkId: query.linkId,
-      isDeleted: query.isDeleted,
-      status: query.status,
-    };
+    const filters: ClientFilters = query;
     const scope = listClientsScope(query);
     // The validation pipe has verified the cursor against these filters.
     if (after !== undefined) {

@@ -3,6 +3,9 @@ import { IsOptional, Matches, ValidateBy } from 'class-validator';
 import { CommaList, DiffersFrom, IntegerFrom } from './env-decorators';
 import { isTrustProxy, parseTrustProxy, TRUST_PROXY_MESSAGE, TrustProxy } from './trust-proxy';
 
+// Node's default limit on a request's head: its target, header names and values together.
+export const MAX_REQUEST_HEAD_BYTES = 16_384;
+
 /** The HTTP server. */
 export class HttpEnv {
   @IntegerFrom(0, 65535)

@@ -12,11 +12,24 @@ export function tableOf(entity: EntityClass<unknown>): string {
   return table.name;
 }
 
-/** The column an entity property maps to, from its @Column/@PrimaryColumn `name`. */
-export function columnOf<T>(entity: EntityClass<T>, property: keyof T & string): string {
+function columnOptions<T>(entity: EntityClass<T>, property: keyof T & string) {
   const column = getMetadataArgsStorage().columns.find(
     ({ target, propertyName }) => target === entity && propertyName === property,
   );
-  if (!column?.options.name) throw new Error(`${entity.name}.${property} names no column`);
-  return column.options.name;
+  if (!column) throw new Error(`${entity.name}.${property} maps no column`);
+  return column.options;
+}
+
+/** The column an entity property maps to, from its @Column/@PrimaryColumn `name`. */
+export function columnOf<T>(entity: EntityClass<T>, property: keyof T & string): string {
+  const { name } = columnOptions(entity, property);
+  if (!name) throw new Error(`${entity.name}.${property} names no column`);
+  return name;
+}
+
+/** The SQL type of that column, from its `type`: what a value compared with it is cast to. */
+export function columnTypeOf<T>(entity: EntityClass<T>, property: keyof T & string): string {
+  const { type } = columnOptions(entity, property);
+  if (typeof type !== 'string') throw new Error(`${entity.name}.${property} names no SQL type`);
+  return type;
 }

@@ -5,7 +5,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import etag from 'etag';
 import { dump } from 'js-yaml';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
-import { PrecompressedBody } from '../http/precompressed-body';
+import { PrecompressedBody } from '../responses/precompressed-body';
 
 /** One file of the /docs reference, as it is sent: its type, ETag and body. */
 export interface DocsFile {
@@ -46,11 +46,14 @@ const page = (base: string) => `<!DOCTYPE html>
 </html>
 `;
 
-// The document is loaded from beside this script, wherever the page is served.
+// The document is loaded from beside this script, wherever the page is served, and "Try it
+// out" calls the API that serves the page.
 const INIT_JS = `const documentUrl = new URL('openapi.json', document.currentScript.src).href;
-window.onload = function () {
+window.onload = async function () {
+  const spec = await (await fetch(documentUrl)).json();
+  spec.servers = [{ url: location.origin, description: 'This deployment' }];
   window.ui = SwaggerUIBundle({
-    url: documentUrl,
+    spec,
     dom_id: '#swagger-ui',
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
     plugins: [SwaggerUIBundle.plugins.DownloadUrl],

@@ -2,8 +2,8 @@ import { Controller, Get, NotFoundException, Param, Req, Res } from '@nestjs/com
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Request, Response } from 'express';
 import { Public } from '../auth/public.decorator';
-import { NO_RESOURCE } from '../http/error-texts';
-import { ReadOnlyController } from '../http/read-only.controller';
+import { NO_RESOURCE } from '../errors/error-texts';
+import { ReadOnlyController } from '../requests/read-only.controller';
 import { DocsFiles } from './docs-files';
 
 /**

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from '../app.module';
-import { buildOpenApiDocument } from '../http/openapi';
+import { buildOpenApiDocument } from '../openapi/openapi';
 
 const OPENAPI_FILE = 'openapi.json';
 

@@ -3,7 +3,7 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { Public } from '../auth/public.decorator';
-import { ReadOnlyController } from '../http/read-only.controller';
+import { ReadOnlyController } from '../requests/read-only.controller';
 import { DatabasePing } from './database-ping';
 import { DatabasePings } from './database-pings';
 import { ShutdownState } from './shutdown-state';

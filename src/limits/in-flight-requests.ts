@@ -2,10 +2,10 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { LimitsEnv } from '../config/limits.env';
-import { sendProblem } from '../http/client-error';
-import { SERVICE_BUSY } from '../http/error-texts';
-import { requestIdOf } from '../http/request-id';
-import { RETRY_AFTER_SECONDS_WHEN_BUSY } from '../http/service-busy.exception';
+import { sendProblem } from '../requests/client-error';
+import { SERVICE_BUSY } from '../errors/error-texts';
+import { requestIdOf } from '../logging/request-id';
+import { RETRY_AFTER_SECONDS_WHEN_BUSY } from '../errors/service-busy.exception';
 import { SHED_COUNTER } from './shed-counter';
 
 /** Probes and scrapes: answered whatever the load, so a busy pod is never taken for a dead one. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { LimitsEnv } from '../config/limits.env';
-import { ServiceBusyException } from '../http/service-busy.exception';
+import { ServiceBusyException } from '../errors/service-busy.exception';
 import { SHED_COUNTER, ShedReason } from './shed-counter';
 
 /** Work that holds a pooled connection for long, capped per kind. */

@@ -1,10 +1,11 @@
 import { Controller, Get, Header, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiErrorResponses, unknownParameter } from '../http/api-error-responses.decorator';
-import { LINK_NOT_FOUND } from '../http/error-texts';
-import { NoQueryParams } from '../http/no-query-params';
-import { ReadOnlyController } from '../http/read-only.controller';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrorResponses, unknownParameter } from '../openapi/api-error-responses.decorator';
+import { LINK_NOT_FOUND } from '../errors/error-texts';
+import { NoQueryParams } from '../requests/no-query-params';
+import { GetById } from '../openapi/get-by-id.decorator';
+import { ReadOnlyController } from '../requests/read-only.controller';
 import { LinkResponse } from './dto/link.response';
 import { LINK_EXAMPLE, LINKS_LIST_EXAMPLE } from './dto/links.examples';
 import { LinksListResponse } from './dto/links-list.response';
@@ -34,17 +35,15 @@ export class LinksController extends ReadOnlyController() {
     await list.send(req, res);
   }
 
-  @Get(':id')
-  @ApiOperation({ operationId: 'getLink', summary: 'Get one link by id' })
-  @ApiParam({ name: 'id', description: 'The link id (opaque string)', example: 'link-1' })
-  @ApiOkResponse({ description: 'The link', type: LinkResponse, example: LINK_EXAMPLE })
-  @ApiErrorResponses({
+  @GetById({
+    operationId: 'getLink',
+    summary: 'Get one link by id',
+    noun: 'link',
     path: '/api/data/links',
-    badQuery: [unknownParameter('fields')],
+    type: LinkResponse,
+    example: LINK_EXAMPLE,
     notFound: LINK_NOT_FOUND,
   })
-  @Header('Content-Type', 'application/json; charset=utf-8')
-  @NoQueryParams()
   async get(@Param('id') id: string): Promise<string> {
     return renderLink(await this.linksService.findOne(id));
   }

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
-import { assignRequestId } from '../http/request-id';
+import { assignRequestId } from './request-id';
 import { logRequest } from './access-log';
 import { loggerParams } from './logger-params';
 

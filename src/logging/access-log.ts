@@ -1,8 +1,8 @@
 import { IncomingMessage } from 'node:http';
 import { Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
-import { loggedPath } from '../http/logged-path';
-import { requestIdOf } from '../http/request-id';
+import { loggedPath } from './logged-path';
+import { requestIdOf } from './request-id';
 
 export const UNMATCHED_ROUTE = '<unmatched>';
 

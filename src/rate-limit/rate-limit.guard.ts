@@ -13,10 +13,10 @@ import { THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants';
 import { Request, Response } from 'express';
 import { ApiKeyVerifier } from '../api-keys/api-key-verifier';
 import { RateLimitEnv } from '../config/rate-limit.env';
-import { RATE_LIMITED, TOO_MANY_IN_FLIGHT_FOR_KEY } from '../http/error-texts';
-import { RETRY_AFTER_SECONDS_WHEN_BUSY } from '../http/service-busy.exception';
+import { RATE_LIMITED, TOO_MANY_IN_FLIGHT_FOR_KEY } from '../errors/error-texts';
+import { RETRY_AFTER_SECONDS_WHEN_BUSY } from '../errors/service-busy.exception';
 import { InFlightRequests } from '../limits/in-flight-requests';
-import { routeFlag } from '../http/route-flag';
+import { routeFlag } from '../requests/route-flag';
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
 

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { ClientRow, insertClients, insertLinks } from '../support/fixtures';
+import { filterCombinations, filterSamples, passesFilters } from '../support/client-filters';
 import { asClientJson, byCreatedAtThenId } from '../support/expected';
 import { expectProblem } from '../support/problem';
 
@@ -90,27 +91,15 @@ describe('Clients', () => {
       ]);
     });
 
-    const linkIds = [undefined, 'link-a', 'link-b', "link-'c' ✓", 'no-such-link'];
-    const deletedFlags = [undefined, 'true', 'false'];
-    const statuses = [undefined, 'new', 'connected'];
-    const combinations = linkIds.flatMap((linkId) =>
-      deletedFlags.flatMap((isDeleted) =>
-        statuses.map((status) => ({ linkId, isDeleted, status })),
-      ),
+    const combinations = filterCombinations(
+      filterSamples(['link-a', 'link-b', "link-'c' ✓", 'no-such-link'], ['2025-01-01T00:00:00Z']),
     );
 
     it.each(combinations)('filters with AND: %o', async (filters) => {
       const query = new URLSearchParams(
-        Object.entries(filters).filter(
-          (entry): entry is [string, string] => entry[1] !== undefined,
-        ),
+        Object.entries(filters).map(([name, value]): [string, string] => [name, String(value)]),
       );
-      const expected = ORDERED.filter(
-        (c) =>
-          (filters.linkId === undefined || c.linkId === filters.linkId) &&
-          (filters.isDeleted === undefined || String(c.isDeleted ?? false) === filters.isDeleted) &&
-          (filters.status === undefined || c.status === filters.status),
-      );
+      const expected = ORDERED.filter((c) => passesFilters(asClientJson(c), filters));
       const res = await get(`/api/data/clients?${query}`).expect(200);
       expect(res.body).toEqual({
         data: expected.map(asClientJson),

@@ -113,6 +113,49 @@ describe('Cursor paging (docs/api.md, Endpoints)', () => {
     await t.dataSource.query(`DELETE FROM clients WHERE id LIKE 'late-%'`);
   });
 
+  // Cursors as issued, signed with the suite's CURSOR_SECRET after the row c-52 (createdAt
+  // 2026-05-01T00:00:04.000000Z): they must keep verifying in every later release.
+  describe('cursors issued by earlier releases', () => {
+    const pinned = [
+      // Today's scope names the filters given, so a filter added later changes none of these.
+      [
+        '',
+        'WyIyMDI2LTA1LTAxVDAwOjAwOjA0LjAwMDAwMFoiLCJjLTUyIiwiYjZ3R3VoT0NVZ1kiXQ.9oHP5vdRLA6ORAwb124xHA',
+      ],
+      [
+        'linkId=link-a',
+        'WyIyMDI2LTA1LTAxVDAwOjAwOjA0LjAwMDAwMFoiLCJjLTUyIiwieHVzM09FRkU4enciXQ.D3dSzVlj4wUqWneb5U8swA',
+      ],
+      // The first format: linkId, isDeleted and status by position.
+      [
+        '',
+        'WyIyMDI2LTA1LTAxVDAwOjAwOjA0LjAwMDAwMFoiLCJjLTUyIiwieV9oVDNxamI1VG8iXQ.0y5y12wI7SCdKeea8OLvug',
+      ],
+      [
+        'linkId=link-a',
+        'WyIyMDI2LTA1LTAxVDAwOjAwOjA0LjAwMDAwMFoiLCJjLTUyIiwielh3b0tYMUxSRkkiXQ.gvR350Co04fK306phS8KAw',
+      ],
+    ];
+
+    it.each(pinned)('continue the walk with their filters (%j)', async (filters, cursor) => {
+      const res = await get(`/api/data/clients?limit=3&${filters}&cursor=${cursor}`).expect(200);
+      const after = ORDERED.findIndex((c) => c.id === 'c-52');
+      const expected = ORDERED.slice(after + 1).filter((c) => !filters || c.linkId === 'link-a');
+      expect(res.body.data).toEqual(expected.slice(0, 3).map(asClientJson));
+    });
+
+    it.each(pinned)('are refused with other filters (%j)', async (filters, cursor) => {
+      const other = filters ? 'linkId=link-b' : 'status=new';
+      const res = await get(`/api/data/clients?${other}&cursor=${cursor}`).expect(400);
+      expect(res.body.errors).toEqual([
+        {
+          name: 'cursor',
+          reason: 'was issued for another endpoint or other filters; repeat the ones it came with',
+        },
+      ]);
+    });
+  });
+
   describe('400s', () => {
     let cursor: string;
     beforeAll(async () => {

@@ -3,6 +3,7 @@ import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrowserContext, chromium, Page } from 'playwright-core';
+import { LIST_CLIENTS_PARAMETERS } from '../support/client-filters';
 import { createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
 import { describeWith, programPath } from '../support/optional-program';
@@ -99,7 +100,7 @@ describeWith(['chromium'], '/docs in a real browser (headless Chromium)', () => 
     const parameters = await operation
       .locator('tr[data-param-name]')
       .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-param-name')));
-    expect(parameters).toEqual(['page', 'limit', 'linkId', 'isDeleted', 'status', 'cursor']);
+    expect(parameters).toEqual(LIST_CLIENTS_PARAMETERS.map(({ name }) => name));
     const statusOptions = await operation
       .locator('tr[data-param-name="status"] select option')
       .allTextContents();

@@ -1,5 +1,8 @@
 import fc from 'fast-check';
 import request from 'supertest';
+import { Client } from '../../src/clients/client.entity';
+import { columnOf } from '../../src/database/entity-columns';
+import { CLIENT_FILTERS, LIST_CLIENTS_PARAMETERS } from '../support/client-filters';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
 import { OpenApiChecker } from '../support/openapi';
@@ -14,7 +17,7 @@ const fuzz = {
 const LINKS = ['link-a', 'link-b', "link 'c' ✓"];
 const STATUSES = ['new', 'connected', 'suspended'];
 
-const NAMES = ['page', 'limit', 'linkId', 'isDeleted', 'status', 'cursor'];
+const NAMES = LIST_CLIENTS_PARAMETERS.map(({ name }) => name);
 const VALUES = [
   '',
   '1',
@@ -38,6 +41,9 @@ const VALUES = [
   'connected',
   'suspended',
   ...LINKS,
+  '2025-01-01T00:00:00Z',
+  '2025-01-01T00:00:00+16:00',
+  '2025-02-30T00:00:00Z',
   '%00',
   '\u0000',
 ];
@@ -109,14 +115,11 @@ describe('Fuzzing (fast-check, fixed seed)', () => {
   async function reference(params: URLSearchParams) {
     const conditions: string[] = [];
     const values: unknown[] = [];
-    for (const [name, column] of [
-      ['linkId', 'link_id'],
-      ['isDeleted', 'is_deleted'],
-      ['status', 'status'],
-    ]) {
+    for (const { name, property, operator } of CLIENT_FILTERS) {
+      const field = property as keyof Client & string;
       if (params.has(name)) {
-        values.push(name === 'isDeleted' ? params.get(name) === 'true' : params.get(name));
-        conditions.push(`${column} = $${values.length}`);
+        values.push(params.get(name));
+        conditions.push(`${columnOf(Client, field)} ${operator} $${values.length}`);
       }
     }
     const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';

@@ -1,5 +1,8 @@
 import zlib from 'node:zlib';
 import request from 'supertest';
+import { ListClientsQuery } from '../../src/clients/dto/list-clients.query';
+import { HEADERS_BUDGET } from '../../src/query/fields';
+import { queryParameterNames } from '../../src/query/strict-query.pipe';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
 import { OpenApiChecker } from '../support/openapi';
@@ -127,22 +130,15 @@ describe('OpenAPI document', () => {
   it('lists the List Clients parameters with their rules', () => {
     const parameters = document.paths['/api/data/clients'].get.parameters;
     const byName = Object.fromEntries(parameters.map((p: { name: string }) => [p.name, p]));
-    expect(Object.keys(byName).sort()).toEqual([
-      'cursor',
-      'isDeleted',
-      'limit',
-      'linkId',
-      'page',
-      'status',
-    ]);
+    expect(Object.keys(byName).sort()).toEqual([...queryParameterNames(ListClientsQuery)].sort());
     for (const parameter of parameters)
       expect(parameter).toMatchObject({ in: 'query', required: false });
     expect(byName.page.schema).toMatchObject({
       type: 'integer',
       minimum: 1,
       maximum: 2147483647,
-      default: 1,
     });
+    expect(byName.page.schema.default).toBeUndefined();
     expect(byName.limit.schema).toMatchObject({
       type: 'integer',
       minimum: 1,
@@ -163,7 +159,7 @@ describe('OpenAPI document', () => {
         )
         .map(([status]) => status);
     // Every route answers these; a route with an id also 404.
-    const errors = ['400', '401', '405', '413', '414', '429', '431', '500', '503'];
+    const errors = ['400', '401', '413', '414', '429', '431', '500', '503'];
     const withNotFound = [...errors, '404'].sort();
     expect(statuses('/api/data/links')).toEqual(errors);
     expect(statuses('/api/data/clients')).toEqual(errors);
@@ -260,9 +256,58 @@ describe('OpenAPI document', () => {
     checker.expectValid(bad, '/api/data/clients');
   });
 
-  it('a 405 validates against the document', async () => {
+  // The widest character percent-encoded: 4 UTF-8 bytes, 12 bytes on the wire.
+  const WIDEST = '😀';
+  const otherHeaders = { ...AUTH, 'X-Padding': 'x'.repeat(HEADERS_BUDGET - 300) };
+
+  it('promises lengths that hold for every value, with the other headers in their budget', async () => {
+    const at = (path: string, name: string) =>
+      document.paths[path].get.parameters.find((p: { name: string }) => p.name === name).schema
+        .maxLength;
+    for (const path of ['/api/data/links/{id}', '/api/data/clients/{id}']) {
+      const id = WIDEST.repeat(at(path, 'id'));
+      const url = path.replace('{id}', encodeURIComponent(id));
+      await server().get(url).set(otherHeaders).expect(404);
+    }
+    for (const path of ['/api/data/clients', '/api/data/changes/clients']) {
+      const query = new URLSearchParams({
+        limit: '1000',
+        linkId: WIDEST.repeat(at(path, 'linkId')),
+        ...(path === '/api/data/clients' && { isDeleted: 'false', status: 'connected' }),
+        cursor: 'A'.repeat(at(path, 'cursor')),
+      });
+      const res = await server().get(`${path}?${query}`).set(otherHeaders).expect(400);
+      expect(res.body.errors).toEqual([{ name: 'cursor', reason: expect.any(String) }]);
+    }
+  });
+
+  it('has no default that a generated client sending it would turn into a 400', async () => {
+    for (const path of [
+      '/api/data/clients',
+      '/api/data/changes/clients',
+      '/api/data/changes/links',
+    ]) {
+      const first = await server().get(`${path}?limit=1`).set(AUTH).expect(200);
+      const defaults = document.paths[path].get.parameters
+        .filter((p: { schema: { default?: unknown } }) => p.schema.default !== undefined)
+        .map(
+          (p: { name: string; schema: { default: unknown } }) => `${p.name}=${p.schema.default}`,
+        );
+      const cursor = encodeURIComponent(first.body.meta.nextCursor);
+      await server()
+        .get(`${path}?${[...defaults, `cursor=${cursor}`].join('&')}`)
+        .set(AUTH)
+        .expect(200);
+    }
+  });
+
+  it('a 405, which no GET or HEAD gets, is the problem the description names', async () => {
     const res = await server().delete('/api/data/clients/client-1').set(AUTH).expect(405);
-    checker.expectValid(res, '/api/data/clients/{id}');
+    expect(res.headers.allow).toBe('GET, HEAD');
+    checker.expectProblem(res, 'DELETE /api/data/clients/client-1');
+    for (const item of Object.values<any>(document.paths))
+      expect(Object.keys(item.get.responses)).not.toContain('405');
+    expect(document.info.description).toContain('405 problem with `Allow: GET, HEAD`');
   });
 
   it('the checker itself rejects a body that breaks the schema', async () => {
@@ -282,13 +327,13 @@ describe('OpenAPI document', () => {
     const cursor = document.paths['/api/data/clients'].get.parameters.find(
       (p: { name: string }) => p.name === 'cursor',
     );
-    expect(cursor.schema).toMatchObject({ maxLength: 16384 });
+    expect(cursor.schema).toMatchObject({ minLength: 1, maxLength: 10240 });
     // Shown in the description, not as an example the docs page would send on every call.
     expect(cursor.schema.example).toBeUndefined();
     expect(cursor.description).toMatch(/such as `[\w-]+\.[\w-]+`/);
     for (const path of ['/api/data/links/{id}', '/api/data/clients/{id}']) {
       const [id] = document.paths[path].get.parameters;
-      expect(id.schema).toMatchObject({ maxLength: 16384, example: expect.any(String) });
+      expect(id.schema).toMatchObject({ maxLength: 1024, example: expect.any(String) });
     }
     expect(document.info.description).toContain('trailing slash');
 

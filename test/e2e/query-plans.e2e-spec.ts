@@ -7,6 +7,7 @@ import {
   pageQuery,
   SqlQuery,
 } from '../../src/clients/clients.repository';
+import { filterCombinations, filterSamples } from '../support/client-filters';
 import { genericPlanOf } from '../support/generic-plan';
 import {
   bulkLoad,
@@ -91,15 +92,9 @@ describe('List Clients query plans on a large table', () => {
     ]);
   });
 
-  const filterSets = ['', 'link-1', 'link-7'].flatMap((linkId) =>
-    [undefined, true, false].flatMap((isDeleted) =>
-      [undefined, 'new', 'connected'].map((status) => ({
-        ...(linkId && { linkId }),
-        ...(isDeleted !== undefined && { isDeleted }),
-        ...(status && { status }),
-      })),
-    ),
-  );
+  const filterSets = filterCombinations(
+    filterSamples(['link-1', 'link-7'], ['2025-06-01T00:00:00Z']),
+  ) as ClientFilters[];
   const LIMIT = 100;
   const from = [
     ['page 1', { offset: 0 }],

@@ -6,9 +6,11 @@ const { projects, ...runOptions } = require('../../jest.config.js');
 
 const e2e = projects.find((project) => project.displayName === 'e2e');
 
-// The request path's folders (src/common became src/http; the key checks the guard calls live
-// in src/api-keys).
-const REQUEST_PATH = ['clients', 'links', 'changes', 'auth', 'api-keys', 'common', 'http'];
+// The request path's folders (the key checks the guard calls live in src/api-keys).
+const REQUEST_PATH = [
+  ...['clients', 'links', 'changes', 'auth', 'api-keys'],
+  ...['requests', 'query', 'errors', 'responses', 'logging', 'limits'],
+];
 const unitSpecs = REQUEST_PATH.map((dir) => `<rootDir>/src/${dir}/**/*.spec.ts`);
 // The fast end-to-end specs as one file (see it for why); the operational ones (processes,
 // images, proxies, query plans, browsers, fuzzing) add minutes per mutant and kill nothing more.

@@ -43,12 +43,17 @@ export class OpenApiChecker {
     if (!template || method === 'OPTIONS') return;
     const verb = method.toLowerCase();
     const operations = (this.document.paths as Record<string, Record<string, Operation>>)[template];
-    // Other methods are refused with the statuses documented for GET (405, 413).
-    const operation = operations[verb] ?? operations.get;
     const where = `${method} ${path} → ${response.status}`;
+    // Other methods: a 405 problem (the document's description says so), or what GET may answer.
+    if (!operations[verb] && response.status === 405) return this.expectProblem(response, where);
+    const operation = operations[verb] ?? operations.get;
     const documented = operation.responses[String(response.status)];
     if (!documented) throw new Error(`Contract: undocumented status: ${where}`);
     const headers = Object.keys(documented.headers ?? {}).map((name) => name.toLowerCase());
+    for (const [name, header] of Object.entries<{ required?: boolean }>(documented.headers ?? {})) {
+      if (header.required && response.headers[name.toLowerCase()] === undefined)
+        throw new Error(`Contract: required header ${name} missing: ${where}`);
+    }
     for (const name of CHECKED_HEADERS) {
       if (response.headers[name] !== undefined && !headers.includes(name))
         throw new Error(`Contract: undocumented header ${name}: ${where}`);
@@ -68,6 +73,14 @@ export class OpenApiChecker {
     return Object.keys(this.document.paths as object).find((template) =>
       new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`, 'i').test(wanted),
     );
+  }
+
+  /** A problem+json body valid against the document's ProblemDetailsDto. */
+  expectProblem(response: Response, where: string): void {
+    const mediaType = String(response.headers['content-type']).split(';')[0];
+    const validate = this.ajv.getSchema('openapi#/components/schemas/ProblemDetailsDto');
+    if (mediaType !== 'application/problem+json' || !validate?.(response.body))
+      throw new Error(`Contract: not a problem: ${where}`);
   }
 
   expectValid(response: Response, pathTemplate: string, method = 'get'): void {

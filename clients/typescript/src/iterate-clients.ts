@@ -1,11 +1,11 @@
 import { ApiClient, ApiError, Client } from './client.js';
+import type { operations } from './schema.js';
 
-/** The List Clients filters; an omitted one does not restrict. */
-export interface ClientFilter {
-  linkId?: string;
-  isDeleted?: boolean;
-  status?: 'new' | 'connected';
-}
+/** The List Clients filters, as the API document declares them; an omitted one does not restrict. */
+export type ClientFilter = Omit<
+  NonNullable<operations['listClients']['parameters']['query']>,
+  'page' | 'limit' | 'cursor'
+>;
 
 export interface ClientPage {
   clients: Client[];

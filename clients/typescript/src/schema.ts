@@ -181,12 +181,12 @@ export interface components {
              */
             id: string;
             /**
-             * Format: date-time
+             * @description RFC 3339 in UTC, to the millisecond. A time RFC 3339 cannot express is printed as PostgreSQL does: a year before 1 with ` BC` (`0044-03-15T12:00:00.000Z BC`), a year past 9999 in full (`12026-01-02T03:04:05.000Z`), or `infinity` / `-infinity`.
              * @example 2026-01-02T03:04:05.000Z
              */
             createdAt: string;
             /**
-             * Format: date-time
+             * @description RFC 3339 in UTC, to the millisecond. A time RFC 3339 cannot express is printed as PostgreSQL does: a year before 1 with ` BC` (`0044-03-15T12:00:00.000Z BC`), a year past 9999 in full (`12026-01-02T03:04:05.000Z`), or `infinity` / `-infinity`.
              * @example 2026-01-02T03:04:05.000Z
              */
             updatedAt: string;
@@ -222,12 +222,12 @@ export interface components {
              */
             status: string;
             /**
-             * Format: date-time
+             * @description RFC 3339 in UTC, to the millisecond. A time RFC 3339 cannot express is printed as PostgreSQL does: a year before 1 with ` BC` (`0044-03-15T12:00:00.000Z BC`), a year past 9999 in full (`12026-01-02T03:04:05.000Z`), or `infinity` / `-infinity`.
              * @example 2026-01-02T03:04:05.000Z
              */
             createdAt: string;
             /**
-             * Format: date-time
+             * @description RFC 3339 in UTC, to the millisecond. A time RFC 3339 cannot express is printed as PostgreSQL does: a year before 1 with ` BC` (`0044-03-15T12:00:00.000Z BC`), a year past 9999 in full (`12026-01-02T03:04:05.000Z`), or `infinity` / `-infinity`.
              * @example 2026-01-02T03:04:05.000Z
              */
             updatedAt: string;
@@ -249,7 +249,7 @@ export interface components {
             totalPages: number;
             /**
              * @description Opaque; pass it as `cursor` (same filters) to continue after this page. null when no row follows.
-             * @example WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA
+             * @example WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJiNndHdWhPQ1VnWSJd.VcVCWOqUK3LclRs_iUs9Cg
              */
             nextCursor: string | null;
         };
@@ -263,7 +263,7 @@ export interface components {
             limit: number;
             /**
              * @description Opaque; pass it as `cursor` (same filters) to continue after this page. null when no row follows.
-             * @example WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA
+             * @example WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJiNndHdWhPQ1VnWSJd.VcVCWOqUK3LclRs_iUs9Cg
              */
             nextCursor: string | null;
         };
@@ -277,7 +277,7 @@ export interface components {
             limit: number;
             /**
              * @description Never null: the position after the last row returned, or this request’s own position when none was. Store it and poll with it.
-             * @example WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA
+             * @example WyIyMDI2LTAxLTAxVDAxOjAwOjAwLjAwMDAwMFoiLCJsaW5rLTAxIiwibmgzZ1dOeUozdjgiXQ.EoaJef7rVMhhTbEthHE-Tw
              */
             nextCursor: string;
             /** @description true: the page was full, more rows are ready now; false: caught up */
@@ -315,9 +315,9 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": string;
                     /** @description The body depends on the key and the encoding */
-                    Vary?: string;
+                    Vary: string;
                     /** @description Requests allowed in the window (when rate limiting is on) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the window */
@@ -325,9 +325,9 @@ export interface operations {
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
-                    "Cache-Control"?: string;
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -437,39 +437,6 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "A valid API key is required: Authorization: Bearer <key>",
-                     *       "instance": "/api/data/links",
-                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description Only GET and HEAD are allowed (see the Allow header) */
-            405: {
-                headers: {
-                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
-                    /** @description The body depends on the key and the encoding */
-                    Vary?: string;
-                    /** @description Requests allowed in the window (when rate limiting is on) */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets */
-                    "RateLimit-Reset"?: number;
-                    /** @description Errors are never stored */
-                    "Cache-Control"?: string;
-                    /** @description The methods allowed */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Method Not Allowed",
-                     *       "status": 405,
-                     *       "detail": "This resource is read-only; use GET or HEAD",
                      *       "instance": "/api/data/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -664,9 +631,9 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": string;
                     /** @description The body depends on the key and the encoding */
-                    Vary?: string;
+                    Vary: string;
                     /** @description Requests allowed in the window (when rate limiting is on) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the window */
@@ -674,9 +641,9 @@ export interface operations {
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
-                    "Cache-Control"?: string;
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -738,27 +705,6 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
                     "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Only GET and HEAD are allowed (see the Allow header) */
-            405: {
-                headers: {
-                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
-                    /** @description The body depends on the key and the encoding */
-                    Vary?: string;
-                    /** @description Requests allowed in the window (when rate limiting is on) */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets */
-                    "RateLimit-Reset"?: number;
-                    /** @description Errors are never stored */
-                    "Cache-Control"?: string;
-                    /** @description The methods allowed */
-                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -883,9 +829,9 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": string;
                     /** @description The body depends on the key and the encoding */
-                    Vary?: string;
+                    Vary: string;
                     /** @description Requests allowed in the window (when rate limiting is on) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the window */
@@ -893,9 +839,9 @@ export interface operations {
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
-                    "Cache-Control"?: string;
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1024,39 +970,6 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "No link has this id",
-                     *       "instance": "/api/data/links/no-such-id",
-                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description Only GET and HEAD are allowed (see the Allow header) */
-            405: {
-                headers: {
-                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
-                    /** @description The body depends on the key and the encoding */
-                    Vary?: string;
-                    /** @description Requests allowed in the window (when rate limiting is on) */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets */
-                    "RateLimit-Reset"?: number;
-                    /** @description Errors are never stored */
-                    "Cache-Control"?: string;
-                    /** @description The methods allowed */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Method Not Allowed",
-                     *       "status": 405,
-                     *       "detail": "This resource is read-only; use GET or HEAD",
                      *       "instance": "/api/data/links/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -1254,9 +1167,9 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": string;
                     /** @description The body depends on the key and the encoding */
-                    Vary?: string;
+                    Vary: string;
                     /** @description Requests allowed in the window (when rate limiting is on) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the window */
@@ -1264,9 +1177,9 @@ export interface operations {
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
-                    "Cache-Control"?: string;
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1347,27 +1260,6 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Only GET and HEAD are allowed (see the Allow header) */
-            405: {
-                headers: {
-                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
-                    /** @description The body depends on the key and the encoding */
-                    Vary?: string;
-                    /** @description Requests allowed in the window (when rate limiting is on) */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets */
-                    "RateLimit-Reset"?: number;
-                    /** @description Errors are never stored */
-                    "Cache-Control"?: string;
-                    /** @description The methods allowed */
-                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1479,7 +1371,7 @@ export interface operations {
     listClients: {
         parameters: {
             query?: {
-                /** @description 1-based page number (decimal digits only) */
+                /** @description 1-based page number (decimal digits only); absent, the first page */
                 page?: number;
                 /** @description Items per page (decimal digits only) */
                 limit?: number;
@@ -1489,7 +1381,7 @@ export interface operations {
                 isDeleted?: boolean;
                 /** @description Exact match on the status */
                 status?: "new" | "connected";
-                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit), such as `WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA`. Cannot be combined with page (in "Try it out", clear page first). */
+                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit), such as `WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJiNndHdWhPQ1VnWSJd.VcVCWOqUK3LclRs_iUs9Cg`. Cannot be combined with page (in "Try it out", clear page first). */
                 cursor?: string;
             };
             header?: never;
@@ -1502,9 +1394,9 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": string;
                     /** @description The body depends on the key and the encoding */
-                    Vary?: string;
+                    Vary: string;
                     /** @description Requests allowed in the window (when rate limiting is on) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the window */
@@ -1512,9 +1404,9 @@ export interface operations {
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
-                    "Cache-Control"?: string;
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1609,39 +1501,6 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "A valid API key is required: Authorization: Bearer <key>",
-                     *       "instance": "/api/data/clients",
-                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description Only GET and HEAD are allowed (see the Allow header) */
-            405: {
-                headers: {
-                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
-                    /** @description The body depends on the key and the encoding */
-                    Vary?: string;
-                    /** @description Requests allowed in the window (when rate limiting is on) */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets */
-                    "RateLimit-Reset"?: number;
-                    /** @description Errors are never stored */
-                    "Cache-Control"?: string;
-                    /** @description The methods allowed */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Method Not Allowed",
-                     *       "status": 405,
-                     *       "detail": "This resource is read-only; use GET or HEAD",
                      *       "instance": "/api/data/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -1826,7 +1685,7 @@ export interface operations {
     listClientsHead: {
         parameters: {
             query?: {
-                /** @description 1-based page number (decimal digits only) */
+                /** @description 1-based page number (decimal digits only); absent, the first page */
                 page?: number;
                 /** @description Items per page (decimal digits only) */
                 limit?: number;
@@ -1836,7 +1695,7 @@ export interface operations {
                 isDeleted?: boolean;
                 /** @description Exact match on the status */
                 status?: "new" | "connected";
-                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit), such as `WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA`. Cannot be combined with page (in "Try it out", clear page first). */
+                /** @description Continue after the last item of an earlier response: its meta.nextCursor, with the same filters (any limit), such as `WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJiNndHdWhPQ1VnWSJd.VcVCWOqUK3LclRs_iUs9Cg`. Cannot be combined with page (in "Try it out", clear page first). */
                 cursor?: string;
             };
             header?: never;
@@ -1849,9 +1708,9 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": string;
                     /** @description The body depends on the key and the encoding */
-                    Vary?: string;
+                    Vary: string;
                     /** @description Requests allowed in the window (when rate limiting is on) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the window */
@@ -1859,9 +1718,9 @@ export interface operations {
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
-                    "Cache-Control"?: string;
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1923,27 +1782,6 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
                     "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Only GET and HEAD are allowed (see the Allow header) */
-            405: {
-                headers: {
-                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
-                    /** @description The body depends on the key and the encoding */
-                    Vary?: string;
-                    /** @description Requests allowed in the window (when rate limiting is on) */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets */
-                    "RateLimit-Reset"?: number;
-                    /** @description Errors are never stored */
-                    "Cache-Control"?: string;
-                    /** @description The methods allowed */
-                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2068,9 +1906,9 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": string;
                     /** @description The body depends on the key and the encoding */
-                    Vary?: string;
+                    Vary: string;
                     /** @description Requests allowed in the window (when rate limiting is on) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the window */
@@ -2078,9 +1916,9 @@ export interface operations {
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
-                    "Cache-Control"?: string;
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2212,39 +2050,6 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "No client has this id",
-                     *       "instance": "/api/data/clients/no-such-id",
-                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description Only GET and HEAD are allowed (see the Allow header) */
-            405: {
-                headers: {
-                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
-                    /** @description The body depends on the key and the encoding */
-                    Vary?: string;
-                    /** @description Requests allowed in the window (when rate limiting is on) */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets */
-                    "RateLimit-Reset"?: number;
-                    /** @description Errors are never stored */
-                    "Cache-Control"?: string;
-                    /** @description The methods allowed */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Method Not Allowed",
-                     *       "status": 405,
-                     *       "detail": "This resource is read-only; use GET or HEAD",
                      *       "instance": "/api/data/clients/no-such-id",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -2442,9 +2247,9 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": string;
                     /** @description The body depends on the key and the encoding */
-                    Vary?: string;
+                    Vary: string;
                     /** @description Requests allowed in the window (when rate limiting is on) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the window */
@@ -2452,9 +2257,9 @@ export interface operations {
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
-                    "Cache-Control"?: string;
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2535,27 +2340,6 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description Errors are never stored */
                     "Cache-Control"?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Only GET and HEAD are allowed (see the Allow header) */
-            405: {
-                headers: {
-                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
-                    /** @description The body depends on the key and the encoding */
-                    Vary?: string;
-                    /** @description Requests allowed in the window (when rate limiting is on) */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets */
-                    "RateLimit-Reset"?: number;
-                    /** @description Errors are never stored */
-                    "Cache-Control"?: string;
-                    /** @description The methods allowed */
-                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2684,9 +2468,9 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": string;
                     /** @description The body depends on the key and the encoding */
-                    Vary?: string;
+                    Vary: string;
                     /** @description Requests allowed in the window (when rate limiting is on) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the window */
@@ -2694,9 +2478,9 @@ export interface operations {
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
-                    "Cache-Control"?: string;
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2714,7 +2498,7 @@ export interface operations {
                      *       ],
                      *       "meta": {
                      *         "limit": 100,
-                     *         "nextCursor": "WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA",
+                     *         "nextCursor": "WyIyMDI2LTAyLTA1VDAwOjAzOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMTEiLCJZcUdERGFJSHdqTSJd.NtwEddqGSIpHINRGHdgCUw",
                      *         "hasMore": false
                      *       }
                      *     }
@@ -2810,39 +2594,6 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "A valid API key is required: Authorization: Bearer <key>",
-                     *       "instance": "/api/data/changes/clients",
-                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description Only GET and HEAD are allowed (see the Allow header) */
-            405: {
-                headers: {
-                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
-                    /** @description The body depends on the key and the encoding */
-                    Vary?: string;
-                    /** @description Requests allowed in the window (when rate limiting is on) */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets */
-                    "RateLimit-Reset"?: number;
-                    /** @description Errors are never stored */
-                    "Cache-Control"?: string;
-                    /** @description The methods allowed */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Method Not Allowed",
-                     *       "status": 405,
-                     *       "detail": "This resource is read-only; use GET or HEAD",
                      *       "instance": "/api/data/changes/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -3044,9 +2795,9 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": string;
                     /** @description The body depends on the key and the encoding */
-                    Vary?: string;
+                    Vary: string;
                     /** @description Requests allowed in the window (when rate limiting is on) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the window */
@@ -3054,9 +2805,9 @@ export interface operations {
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
-                    "Cache-Control"?: string;
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3118,27 +2869,6 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
                     "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Only GET and HEAD are allowed (see the Allow header) */
-            405: {
-                headers: {
-                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
-                    /** @description The body depends on the key and the encoding */
-                    Vary?: string;
-                    /** @description Requests allowed in the window (when rate limiting is on) */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets */
-                    "RateLimit-Reset"?: number;
-                    /** @description Errors are never stored */
-                    "Cache-Control"?: string;
-                    /** @description The methods allowed */
-                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3265,9 +2995,9 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": string;
                     /** @description The body depends on the key and the encoding */
-                    Vary?: string;
+                    Vary: string;
                     /** @description Requests allowed in the window (when rate limiting is on) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the window */
@@ -3275,9 +3005,9 @@ export interface operations {
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
-                    "Cache-Control"?: string;
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3292,7 +3022,7 @@ export interface operations {
                      *       ],
                      *       "meta": {
                      *         "limit": 100,
-                     *         "nextCursor": "WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA",
+                     *         "nextCursor": "WyIyMDI2LTAxLTAxVDAxOjAwOjAwLjAwMDAwMFoiLCJsaW5rLTAxIiwibmgzZ1dOeUozdjgiXQ.EoaJef7rVMhhTbEthHE-Tw",
                      *         "hasMore": false
                      *       }
                      *     }
@@ -3384,39 +3114,6 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "A valid API key is required: Authorization: Bearer <key>",
-                     *       "instance": "/api/data/changes/links",
-                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description Only GET and HEAD are allowed (see the Allow header) */
-            405: {
-                headers: {
-                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
-                    /** @description The body depends on the key and the encoding */
-                    Vary?: string;
-                    /** @description Requests allowed in the window (when rate limiting is on) */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets */
-                    "RateLimit-Reset"?: number;
-                    /** @description Errors are never stored */
-                    "Cache-Control"?: string;
-                    /** @description The methods allowed */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "about:blank",
-                     *       "title": "Method Not Allowed",
-                     *       "status": 405,
-                     *       "detail": "This resource is read-only; use GET or HEAD",
                      *       "instance": "/api/data/changes/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -3616,9 +3313,9 @@ export interface operations {
             200: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": string;
                     /** @description The body depends on the key and the encoding */
-                    Vary?: string;
+                    Vary: string;
                     /** @description Requests allowed in the window (when rate limiting is on) */
                     "RateLimit-Limit"?: number;
                     /** @description Requests left in the window */
@@ -3626,9 +3323,9 @@ export interface operations {
                     /** @description Seconds until the window resets */
                     "RateLimit-Reset"?: number;
                     /** @description Weak validator of the exact body; send it back in If-None-Match */
-                    ETag?: string;
+                    ETag: string;
                     /** @description Keep and revalidate; shared caches must not store */
-                    "Cache-Control"?: string;
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3690,27 +3387,6 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
                     "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Only GET and HEAD are allowed (see the Allow header) */
-            405: {
-                headers: {
-                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
-                    "X-Request-Id"?: string;
-                    /** @description The body depends on the key and the encoding */
-                    Vary?: string;
-                    /** @description Requests allowed in the window (when rate limiting is on) */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the window */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets */
-                    "RateLimit-Reset"?: number;
-                    /** @description Errors are never stored */
-                    "Cache-Control"?: string;
-                    /** @description The methods allowed */
-                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -1,6 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ClientResponse } from '../../clients/dto/client.response';
 import { LinkResponse } from '../../links/dto/link.response';
+import { exampleCursor } from '../../query/example-cursor';
+import { linkChangesScope } from './changes.query';
 
 export class ChangesMeta {
   @ApiProperty({ type: 'integer', minimum: 1, maximum: 1000, example: 100 })
@@ -10,8 +12,10 @@ export class ChangesMeta {
     description:
       'Never null: the position after the last row returned, or this request’s own position ' +
       'when none was. Store it and poll with it.',
-    example:
-      'WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA',
+    example: exampleCursor(
+      { timestamp: '2026-01-01T01:00:00.000000Z', id: 'link-01' },
+      linkChangesScope(),
+    ),
   })
   nextCursor!: string;
 

@@ -1,13 +1,14 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { CursorField, LimitField, LinkIdField, MAX_CURSOR_LENGTH } from '../../http/query-fields';
+import { CursorField, LimitField, IdField, DOCUMENTED_CURSOR_LENGTH } from '../../query/fields';
 import { Position } from '../../database/list-order';
-import { SignedCursor } from '../../http/signed-cursor';
+import { SignedCursor } from '../../query/signed-cursor';
 
 const CURSOR_DOC = {
   description:
     'Continue after the position of an earlier response: its meta.nextCursor, from the same ' +
     'feed with the same filter. Omitted, the feed starts at the beginning (a full copy).',
-  maxLength: MAX_CURSOR_LENGTH,
+  minLength: 1,
+  maxLength: DOCUMENTED_CURSOR_LENGTH,
 };
 
 /** What a feed cursor is bound to: its feed, and on the client feed its linkId filter. */
@@ -34,7 +35,7 @@ export class ClientChangesQuery {
   @LimitField('Rows per page (decimal digits only)')
   limit = 100;
 
-  @LinkIdField('Only the clients of this link (exact match)')
+  @IdField('Only the clients of this link (exact match)')
   linkId?: string;
 
   @ApiPropertyOptional(CURSOR_DOC)

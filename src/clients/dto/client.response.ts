@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { TimestampProperty } from '../../openapi/timestamp.property';
 
 export class ClientResponse {
   @ApiProperty({ description: 'Opaque identifier', example: 'client-00001' })
@@ -16,9 +17,9 @@ export class ClientResponse {
   })
   status!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-01-02T03:04:05.000Z' })
+  @TimestampProperty()
   createdAt!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-01-02T03:04:05.000Z' })
+  @TimestampProperty()
   updatedAt!: string;
 }

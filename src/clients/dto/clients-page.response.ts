@@ -1,13 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { exampleCursor } from '../../query/example-cursor';
 import { ClientResponse } from './client.response';
+import { listClientsScope } from './list-clients.query';
 
 const NEXT_CURSOR = {
   type: String,
   nullable: true,
   description:
     'Opaque; pass it as `cursor` (same filters) to continue after this page. null when no row follows.',
-  example:
-    'WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA',
+  example: exampleCursor(
+    { timestamp: '2026-02-01T00:00:00.000000Z', id: 'client-00002' },
+    listClientsScope({}),
+  ),
 };
 
 export class ClientsPageMeta {

@@ -1,3 +1,6 @@
+import { exampleCursor } from '../../query/example-cursor';
+import { listClientsScope } from './list-clients.query';
+
 // Response examples for the OpenAPI document (taken from the demo data of `npm start`).
 export const CLIENT_EXAMPLE = {
   id: 'client-00011',
@@ -17,8 +20,10 @@ const SECOND_CLIENT = {
   updatedAt: '2026-02-06T00:04:00.000Z',
 };
 
-const NEXT_CURSOR =
-  'WyIyMDI2LTAyLTAxVDAwOjA0OjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMTIiLCJ4SGdKUnZQRnJwTSJd.0zW1v2Yb0bzhfr1D3NSdLA';
+const NEXT_CURSOR = exampleCursor(
+  { timestamp: '2026-02-01T00:04:00.000000Z', id: SECOND_CLIENT.id },
+  listClientsScope({ status: 'connected', isDeleted: false }),
+);
 
 export const CLIENTS_PAGE_EXAMPLES = {
   page: {

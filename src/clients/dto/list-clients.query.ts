@@ -1,25 +1,22 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, TransformFnParams } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
+import { ValidateBy } from 'class-validator';
 import {
+  BooleanField,
   CursorField,
-  digitsToNumber,
+  EnumField,
+  IdField,
+  IntegerField,
   LimitField,
-  LinkIdField,
-  MAX_CURSOR_LENGTH,
-} from '../../http/query-fields';
+  DOCUMENTED_CURSOR_LENGTH,
+} from '../../query/fields';
+import { Filter, filterScope, filtersOf, givenFilters } from '../../query/filters';
+import { exampleCursor } from '../../query/example-cursor';
 import { Position } from '../../database/list-order';
-import { SignedCursor } from '../../http/signed-cursor';
+import { SignedCursor } from '../../query/signed-cursor';
+import { Client } from '../client.entity';
 
 export const FILTERABLE_STATUSES = ['new', 'connected'] as const;
 export const MAX_PAGE = 2147483647;
-
-// Only the exact strings map to booleans; anything else stays a string and fails @IsBoolean.
-// (Implicit conversion would turn 'false' into true.)
-const exactBoolean = ({ value }: TransformFnParams): unknown =>
-  value === 'true' ? true : value === 'false' ? false : value;
-
-const pageRule = { message: `must be an integer from 1 to ${MAX_PAGE}` };
 
 // docs/api.md, Endpoints: a cursor continues a walk, a page number starts one; both at once is a 400.
 const NotCombinedWith = (other: 'page' | 'cursor') =>
@@ -31,59 +28,62 @@ const NotCombinedWith = (other: 'page' | 'cursor') =>
     },
   });
 
-/** The filters a List Clients cursor is bound to, besides this endpoint. */
-const CURSOR_FILTERS = ['linkId', 'isDeleted', 'status'] as const;
+/** What a List Clients cursor is bound to: this endpoint and the filters given. */
+export const listClientsScope = (query: object) =>
+  filterScope('clients', filtersOf(ListClientsQuery), query);
 
-/** What a List Clients cursor is bound to: this endpoint and its filters. */
-export const listClientsScope = (query: ListClientsQuery) =>
-  `clients\0${JSON.stringify(CURSOR_FILTERS.map((name) => query[name]))}`;
+// The scope of cursors issued before scopes named their filters: these three, in this order,
+// each null when absent. Such a cursor still continues a walk that gives no other filter.
+const FIRST_SCOPE_FILTERS: readonly string[] = ['linkId', 'isDeleted', 'status'];
+export const firstFormatScope = (query: object): string | undefined => {
+  const given = givenFilters(ListClientsQuery, query).map(({ name }) => name);
+  if (!given.every((name) => FIRST_SCOPE_FILTERS.includes(name))) return undefined;
+  const values = FIRST_SCOPE_FILTERS.map((name) => (query as Record<string, unknown>)[name]);
+  return `clients\0${JSON.stringify(values)}`;
+};
+
+// The position the examples of the OpenAPI document continue after.
+const FIRST_ROW = { timestamp: '2026-02-01T00:00:00.000000Z', id: 'client-00002' };
 
 /** docs/api.md, Endpoints, `GET /api/data/clients`: its parameters in executable form. */
 export class ListClientsQuery {
-  @ApiPropertyOptional({
-    description: '1-based page number (decimal digits only)',
-    type: 'integer',
+  // No `default` in the document: a generated client would send it beside a cursor (a 400).
+  @IntegerField('1-based page number (decimal digits only); absent, the first page', {
     minimum: 1,
     maximum: MAX_PAGE,
-    default: 1,
   })
-  @IsOptional()
-  @Transform(digitsToNumber)
-  @IsInt(pageRule)
-  @Min(1, pageRule)
-  @Max(MAX_PAGE, pageRule)
   @NotCombinedWith('cursor')
   page?: number; // Left unset when absent, so a page given with a cursor can be told apart.
 
   @LimitField('Items per page (decimal digits only)')
   limit = 100;
 
-  @LinkIdField('Exact match on the link id; an unknown link gives an empty list')
+  @Filter(
+    Client,
+    'linkId',
+    '=',
+    IdField('Exact match on the link id; an unknown link gives an empty list'),
+  )
   linkId?: string;
 
-  @ApiPropertyOptional({ description: 'Exact match on the soft-delete flag', type: Boolean })
-  @IsOptional()
-  @Transform(exactBoolean)
-  @IsBoolean({ message: 'must be true or false' })
+  @Filter(Client, 'isDeleted', '=', BooleanField('Exact match on the soft-delete flag'))
   isDeleted?: boolean;
 
-  @ApiPropertyOptional({ description: 'Exact match on the status', enum: FILTERABLE_STATUSES })
-  @IsOptional()
-  @IsIn(FILTERABLE_STATUSES, { message: `must be one of: ${FILTERABLE_STATUSES.join(', ')}` })
+  @Filter(Client, 'status', '=', EnumField('Exact match on the status', FILTERABLE_STATUSES))
   status?: (typeof FILTERABLE_STATUSES)[number];
 
   @ApiPropertyOptional({
     description:
       'Continue after the last item of an earlier response: its meta.nextCursor, with the same ' +
-      'filters (any limit), such as `WyIyMDI2LTAyLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMDIiLCJhYmMiXQ.8YV0r3o1o0lWl2w0Y2r0xA`. ' +
+      `filters (any limit), such as \`${exampleCursor(FIRST_ROW, filterScope('clients', [], {}))}\`. ` +
       'Cannot be combined with page (in "Try it out", clear page first).',
     minLength: 1,
-    maxLength: MAX_CURSOR_LENGTH,
+    maxLength: DOCUMENTED_CURSOR_LENGTH,
     // No `example`: the docs page would send it in every "Try it out", and a made-up cursor is a 400.
   })
   @CursorField()
   @NotCombinedWith('page')
-  @SignedCursor<ListClientsQuery>(listClientsScope, 'after', CURSOR_FILTERS)
+  @SignedCursor<ListClientsQuery>(listClientsScope, 'after', [], firstFormatScope)
   cursor?: string;
 
   /** The position the cursor holds, verified by the validation pipe; not a query parameter. */

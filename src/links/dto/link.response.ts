@@ -1,12 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { TimestampProperty } from '../../openapi/timestamp.property';
 
 export class LinkResponse {
   @ApiProperty({ description: 'Opaque identifier', example: 'link-001' })
   id!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-01-02T03:04:05.000Z' })
+  @TimestampProperty()
   createdAt!: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-01-02T03:04:05.000Z' })
+  @TimestampProperty()
   updatedAt!: string;
 }

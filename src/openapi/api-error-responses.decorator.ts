@@ -5,7 +5,7 @@ import {
   ParameterErrorDto,
   problemDetails,
   ProblemDetailsDto,
-} from './problem-details.dto';
+} from '../errors/problem-details.dto';
 import { DATABASE_UNAVAILABLE } from '../database/database-unavailable';
 import {
   ALLOWED_METHODS,
@@ -15,10 +15,10 @@ import {
   RATE_LIMITED,
   READ_ONLY,
   UNEXPECTED_ERROR,
-} from './error-texts';
-import { limitRule } from './query-fields';
-import { MAX_REQUEST_BODY_BYTES } from './request-size';
-import { UNKNOWN_PARAMETER } from './strict-query.pipe';
+} from '../errors/error-texts';
+import { limitRule } from '../query/fields';
+import { MAX_REQUEST_BODY_BYTES } from '../requests/request-size';
+import { UNKNOWN_PARAMETER } from '../query/strict-query.pipe';
 
 interface ErrorDoc {
   description: string;
@@ -42,11 +42,6 @@ const ERRORS: Record<number, ErrorDoc> = {
     },
   },
   404: { description: 'No resource has this id' },
-  405: {
-    description: 'Only GET and HEAD are allowed (see the Allow header)',
-    detail: READ_ONLY,
-    header: { name: 'Allow', description: 'The methods allowed', example: ALLOWED_METHODS },
-  },
   413: {
     description: 'The request carries a body over 1 KiB (the API parses none)',
     detail: bodyTooLarge(MAX_REQUEST_BODY_BYTES),
@@ -68,7 +63,7 @@ const ERRORS: Record<number, ErrorDoc> = {
 };
 
 // Every data route can answer these, whatever its parameters, and 400 for a bad query.
-const ALWAYS = [400, 401, 405, 413, 429, 500, 503];
+const ALWAYS = [400, 401, 413, 429, 500, 503];
 
 /** Errors a bad query's example can show. */
 export const LIMIT_OUT_OF_RANGE: ParameterErrorDto = { name: 'limit', reason: limitRule.message };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
 import { Socket } from 'node:net';
 import { Logger } from '@nestjs/common';
-import { ERROR_CACHE_CONTROL } from './caching';
+import { ERROR_CACHE_CONTROL } from '../responses/caching';
 import {
   ALLOWED_METHODS,
   bodyTooLarge,
@@ -13,13 +13,11 @@ import {
   REQUEST_TIMEOUT,
   requestTargetTooLong,
   UNKNOWN_EXPECTATION,
-} from './error-texts';
-import { problemDetails } from './problem-details.dto';
-import { REQUEST_ID_HEADER, requestIdOf } from './request-id';
+} from '../errors/error-texts';
+import { problemDetails } from '../errors/problem-details.dto';
+import { REQUEST_ID_HEADER, requestIdOf } from '../logging/request-id';
+import { MAX_REQUEST_HEAD_BYTES } from '../config/http.env';
 import { MAX_REQUEST_BODY_BYTES } from './request-size';
-
-// Node's default limit on a request's head: its target, header names and values together.
-export const MAX_REQUEST_HEAD_BYTES = 16_384;
 
 interface ParserError extends Error {
   code?: string;

@@ -1,5 +1,5 @@
 import { Request } from 'express';
-import { percentDecoded } from './parse-query';
+import { percentDecoded } from '../query/parse-query';
 
 const undecodableSegments = new WeakMap<Request, Set<string>>();
 

@@ -1,8 +1,9 @@
 import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync } from 'class-validator';
-import { INVALID_PERCENT_ENCODING, INVALID_QUERY } from './error-texts';
+import { INVALID_PERCENT_ENCODING, INVALID_QUERY } from '../errors/error-texts';
 import { MALFORMED_NAMES, ParsedQuery } from './parse-query';
+import { filtersOf } from './filters';
 import { CursorBinding, CursorCodec, CursorError, cursorBindingOf } from './signed-cursor';
 
 export const UNKNOWN_PARAMETER = 'is not a known parameter';
@@ -31,7 +32,7 @@ export class StrictQueryPipe implements PipeTransform {
   transform(value: unknown, { type, metatype }: ArgumentMetadata): unknown {
     if (type !== 'query' || !metatype) return value;
     const query = value as ParsedQuery;
-    const known = declaredNames(metatype);
+    const known = queryParameterNames(metatype);
     const errors: ParameterError[] = [];
     const accepted: Record<string, unknown> = Object.create(null);
     const malformed = query[MALFORMED_NAMES];
@@ -59,20 +60,24 @@ export class StrictQueryPipe implements PipeTransform {
   /**
    * A signed cursor that passed the plain checks is verified against its request's scope. A
    * filter already named (repeated, empty, invalid) may be the one the cursor came with: the
-   * cursor is named too only when no reading of that filter fits it.
+   * cursor is named too only when no possible query fits it.
    */
   private decodeCursor(
     dto: object,
     errors: ParameterError[],
     query: ParsedQuery,
-    reread: (name: string, value: string) => unknown,
+    parseAlone: (name: string, value: string) => unknown,
   ): void {
     const binding = cursorBindingOf(dto.constructor);
     const fields = dto as Record<string, unknown>;
     const cursor = binding && fields[binding.property];
     if (!binding || typeof cursor !== 'string') return;
     if (errors.some((error) => error.name === binding.property)) return;
-    const scopes = readings(binding, errors, fields, query, reread).map(binding.scope);
+    const scopes = possibleQueries(binding, errors, fields, query, parseAlone).flatMap((possible) =>
+      [binding.scope(possible), binding.earlierScope?.(possible)].filter(
+        (scope) => scope !== undefined,
+      ),
+    );
     const position = this.cursors.decode(cursor, scopes);
     if (typeof position === 'string') {
       errors.push({ name: binding.property, reason: CURSOR_REASONS[position] });
@@ -89,19 +94,20 @@ const VALUES_PER_FILTER = 2;
  * The query as validated, then, where the cursor's filters are in error, every query the
  * request may have meant: each such filter left out, or given once with one of its values.
  */
-function readings(
+function possibleQueries(
   binding: CursorBinding,
   errors: ParameterError[],
   fields: Record<string, unknown>,
   query: ParsedQuery,
-  reread: (name: string, value: string) => unknown,
+  parseAlone: (name: string, value: string) => unknown,
 ): object[] {
   let all: Record<string, unknown>[] = [fields];
-  for (const name of binding.filters) {
+  const filters = [...binding.filters, ...filtersOf(fields.constructor).map(({ name }) => name)];
+  for (const name of filters) {
     if (!errors.some((error) => error.name === name)) continue;
     const given = [...new Set([query[name]].flat())].slice(0, VALUES_PER_FILTER);
-    const values = [undefined, ...given.map((value) => reread(name, value as string))];
-    all = all.flatMap((reading) => values.map((value) => ({ ...reading, [name]: value })));
+    const values = [undefined, ...given.map((value) => parseAlone(name, value as string))];
+    all = all.flatMap((possible) => values.map((value) => ({ ...possible, [name]: value })));
   }
   return all;
 }
@@ -115,7 +121,8 @@ export function invalidQuery(errors: ParameterError[]): BadRequestException {
 // once per request.
 const namesByDto = new Map<new () => unknown, ReadonlySet<string>>();
 
-function declaredNames(dto: new () => unknown): ReadonlySet<string> {
+/** A query DTO's parameters: the fields it validates. */
+export function queryParameterNames(dto: new () => unknown): ReadonlySet<string> {
   let names = namesByDto.get(dto);
   if (!names) {
     const rules = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);

@@ -6,10 +6,11 @@ import {
   ResponseObject,
   SchemaObject,
 } from '@nestjs/swagger';
-import { DATA_CACHE_CONTROL, DATA_VARY, ERROR_CACHE_CONTROL } from './caching';
-import { MAX_REQUEST_HEAD_BYTES } from './client-error';
-import { EXAMPLE_REQUEST_ID, problemDetails } from './problem-details.dto';
-import { headersTooLarge, requestTargetTooLong } from './error-texts';
+import { DATA_CACHE_CONTROL, DATA_VARY, ERROR_CACHE_CONTROL } from '../responses/caching';
+import { MAX_REQUEST_HEAD_BYTES } from '../config/http.env';
+import { EXAMPLE_REQUEST_ID, problemDetails } from '../errors/problem-details.dto';
+import { headersTooLarge, requestTargetTooLong } from '../errors/error-texts';
+import { DOCUMENTED_ID_LENGTH } from '../query/fields';
 
 const text = (description: string, example: string): HeaderObject => ({
   description,
@@ -102,15 +103,22 @@ export function makeExact(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
+// Sent on every 200, so a generated client may count on them.
+const ON_EVERY_200 = ['X-Request-Id', 'Vary', 'ETag', 'Cache-Control'];
+
 function addHeaders(status: string, response: ResponseObject): void {
   const own = status.startsWith('2') || status === '304' ? CACHEABLE : ERROR;
   response.headers = { ...EVERY_ANSWER, ...own, ...response.headers };
+  if (status !== '200') return;
+  for (const name of ON_EVERY_200) {
+    response.headers[name] = { ...response.headers[name], required: true };
+  }
 }
 
-// Any id is accepted (an unknown one is a 404); only the request's own limit bounds it.
+// Any id is accepted (an unknown one is a 404); only the request head's size bounds it.
 function bounded(parameter: ParameterObject): ParameterObject {
   const schema = parameter.schema as SchemaObject | undefined;
-  return { ...parameter, schema: { ...schema, minLength: 1, maxLength: MAX_REQUEST_HEAD_BYTES } };
+  return { ...parameter, schema: { ...schema, minLength: 1, maxLength: DOCUMENTED_ID_LENGTH } };
 }
 
 function headOf(get: OperationObject): OperationObject {

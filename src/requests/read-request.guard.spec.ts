@@ -6,9 +6,9 @@ import { ChangesController } from '../changes/changes.controller';
 import { ClientsController } from '../clients/clients.controller';
 import { LinksController } from '../links/links.controller';
 import { NoQueryParams, TAKES_NO_QUERY } from './no-query-params';
-import { parseQuery } from './parse-query';
+import { parseQuery } from '../query/parse-query';
 import { ReadRequestGuard } from './read-request.guard';
-import { StrictQueryPipe } from './strict-query.pipe';
+import { StrictQueryPipe } from '../query/strict-query.pipe';
 
 class Routes {
   @NoQueryParams()

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Request, Response } from 'express';
-import { bodyTooLarge, INVALID_PATH, INVALID_PERCENT_ENCODING } from './error-texts';
+import { bodyTooLarge, INVALID_PATH, INVALID_PERCENT_ENCODING } from '../errors/error-texts';
 import { TAKES_NO_QUERY } from './no-query-params';
 import {
   chunkedBodyFits,
@@ -16,7 +16,7 @@ import {
   MAX_REQUEST_BODY_BYTES,
 } from './request-size';
 import { routeFlag } from './route-flag';
-import { invalidQuery, UNKNOWN_PARAMETER } from './strict-query.pipe';
+import { invalidQuery, UNKNOWN_PARAMETER } from '../query/strict-query.pipe';
 import { undecodableParams } from './undecodable-path';
 
 /**

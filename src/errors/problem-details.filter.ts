@@ -11,11 +11,10 @@ import {
 import { Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
 import { DATABASE_UNAVAILABLE, isDatabaseUnavailable } from '../database/database-unavailable';
-import { loggedPath } from './logged-path';
-import { ERROR_CACHE_CONTROL } from './caching';
-import { requestIdOf } from './request-id';
-import { problemDetails } from './problem-details.dto';
-import { ParameterError } from './strict-query.pipe';
+import { loggedPath } from '../logging/logged-path';
+import { ERROR_CACHE_CONTROL } from '../responses/caching';
+import { requestIdOf } from '../logging/request-id';
+import { ParameterErrorDto, problemDetails } from './problem-details.dto';
 import { RETRY_AFTER_SECONDS_WHEN_BUSY, ServiceBusyException } from './service-busy.exception';
 import { ALLOWED_METHODS, MALFORMED_REQUEST, NO_RESOURCE, UNEXPECTED_ERROR } from './error-texts';
 
@@ -24,7 +23,7 @@ export const RETRY_AFTER_SECONDS_ON_OUTAGE = 5;
 interface Problem {
   status: number;
   detail: string;
-  errors?: ParameterError[];
+  errors?: ParameterErrorDto[];
 }
 
 /**
@@ -118,6 +117,6 @@ function fromHttpException(exception: HttpException): Problem {
   if (exception instanceof NotFoundException && exception.message.startsWith('Cannot ')) {
     return { status, detail: NO_RESOURCE };
   }
-  const response = exception.getResponse() as { errors?: ParameterError[] };
+  const response = exception.getResponse() as { errors?: ParameterErrorDto[] };
   return { status, detail: exception.message, errors: response.errors };
 }

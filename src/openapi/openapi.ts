@@ -11,10 +11,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'A path with a trailing slash answers like the same path without it ' +
         '(`/api/data/links/` is `/api/data/links`). Every 200 carries a weak `ETag`; ' +
         'send it back in `If-None-Match` to get a 304 without a body while the data is unchanged. ' +
-        'With `Accept-Encoding: gzip` or `br`, bodies over 1 KiB are compressed.',
+        'With `Accept-Encoding: gzip` or `br`, bodies over 1 KiB are compressed. ' +
+        'Any other method than GET and HEAD is a 405 problem with `Allow: GET, HEAD`.',
     )
     .setVersion('1.0')
-    .addServer('/', 'The server that serves this document')
+    // Absolute, for generated clients; the docs page puts its own origin in its place.
+    .addServer('{scheme}://{host}', 'A deployment of this API', {
+      scheme: { enum: ['https', 'http'], default: 'http' },
+      host: { default: 'localhost:3000', description: 'Its host and port' },
+    })
     .addTag('links', 'Links: listed whole, or fetched by id')
     .addTag('clients', 'Clients: filtered and paged (by page number or cursor), or fetched by id')
     // An API key is opaque (not a JWT), so the scheme names no bearerFormat.
