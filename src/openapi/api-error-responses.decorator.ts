@@ -8,12 +8,10 @@ import {
 } from '../errors/problem-details.dto';
 import { DATABASE_UNAVAILABLE } from '../database/database-unavailable';
 import {
-  ALLOWED_METHODS,
   API_KEY_REQUIRED,
   bodyTooLarge,
   INVALID_QUERY,
   RATE_LIMITED,
-  READ_ONLY,
   UNEXPECTED_ERROR,
 } from '../errors/error-texts';
 import { limitRule } from '../query/fields';

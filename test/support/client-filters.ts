@@ -13,9 +13,11 @@ interface Parameter {
 
 const document = JSON.parse(readFileSync(join(__dirname, '../../openapi.json'), 'utf8'));
 
+export const LIST_CLIENTS_OPERATION: { parameters: Parameter[]; responses: object } =
+  document.paths['/api/data/clients'].get;
+
 /** Every List Clients query parameter, in the document's order. */
-export const LIST_CLIENTS_PARAMETERS: Parameter[] =
-  document.paths['/api/data/clients'].get.parameters;
+export const LIST_CLIENTS_PARAMETERS = LIST_CLIENTS_OPERATION.parameters;
 
 /** The List Clients filters (@Filter): the parameter, the row field it compares, how. */
 export const CLIENT_FILTERS = filtersOf(ListClientsQuery);

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import { Response } from 'supertest';
 
 interface Operation {
-  responses: Record<string, { headers?: object; content?: object }>;
+  responses: Record<string, { headers?: Record<string, { required?: boolean }>; content?: object }>;
 }
 
 // The headers the server itself decides; transport and security headers are not checked.
@@ -50,7 +50,7 @@ export class OpenApiChecker {
     const documented = operation.responses[String(response.status)];
     if (!documented) throw new Error(`Contract: undocumented status: ${where}`);
     const headers = Object.keys(documented.headers ?? {}).map((name) => name.toLowerCase());
-    for (const [name, header] of Object.entries<{ required?: boolean }>(documented.headers ?? {})) {
+    for (const [name, header] of Object.entries(documented.headers ?? {})) {
       if (header.required && response.headers[name.toLowerCase()] === undefined)
         throw new Error(`Contract: required header ${name} missing: ${where}`);
     }
