@@ -20,7 +20,7 @@ const LAYERS = [
   ['errors'],
   ['responses', 'logging'],
   ['api-keys'],
-  ['database', 'dev'],
+  ['database', 'dev', 'redis'],
   ['telemetry', 'timing'],
   ['config'],
 ];

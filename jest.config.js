@@ -36,6 +36,8 @@ const OPERATIONAL = [
   'rate-limit-redis',
   'read-replicas',
   'runtime-image',
+  'shared-counts',
+  'shared-counts-lock',
   'sync-clients',
   'tracing',
 ];

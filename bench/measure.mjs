@@ -43,7 +43,7 @@ export function rssMb(pid) {
  * a time, so the difference of two snapshots is that server's database work (a backend that
  * ended between them is missed; pools keep theirs). Needs PostgreSQL on this machine.
  */
-async function databaseCpu(url) {
+export async function databaseCpu(url) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -56,7 +56,7 @@ async function databaseCpu(url) {
   }
 }
 
-function databaseCpuSince(before, after) {
+export function databaseCpuSince(before, after) {
   let total = 0;
   for (const [pid, ms] of after) {
     if (ms === undefined) return undefined;

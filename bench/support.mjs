@@ -34,6 +34,28 @@ export const insertLinksSql = (count) => `INSERT INTO links (id, created_at, upd
   FROM (SELECT i, timestamptz '2024-11-01' + random() * interval '730 days' AS t
         FROM generate_series(1, ${count}) AS i) AS g`;
 
+// 10K links over two years; 1M clients, a fifth of them on five hot links; ~60 % connected,
+// ~35 % new, a few other statuses; 10 % deleted; created at random over two years.
+export async function loadData(url, settings) {
+  const started = Date.now();
+  await runSql(
+    url,
+    `SELECT setseed(0.42)`,
+    insertLinksSql(settings.links),
+    `INSERT INTO clients (id, link_id, is_deleted, status, created_at, updated_at)
+     SELECT 'client-' || i,
+            'link-' || CASE WHEN i % 5 = 0 THEN 1 + (i / 5) % 5 ELSE 1 + (i::bigint * 7919) % ${settings.links} END,
+            i % 10 = 3,
+            CASE WHEN i % 20 < 12 THEN 'connected' WHEN i % 20 < 19 THEN 'new'
+                 WHEN i % 40 = 19 THEN 'suspended' ELSE 'pending' END,
+            t, t + interval '1 hour'
+     FROM (SELECT i, timestamptz '2024-11-01' + random() * interval '730 days' AS t
+           FROM generate_series(1, ${settings.clients}) AS i) AS g`,
+    `VACUUM ANALYZE`,
+  );
+  return (Date.now() - started) / 1000;
+}
+
 export async function runSql(url, ...statements) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();

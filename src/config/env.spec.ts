@@ -5,8 +5,9 @@ import { KeysEnv } from './keys.env';
 import { OperationsEnv } from './operations.env';
 import { PagingEnv } from './paging.env';
 import { RateLimitEnv } from './rate-limit.env';
+import { RedisEnv } from './redis.env';
 
-type Env = KeysEnv & PagingEnv & DatabaseEnv & HttpEnv & RateLimitEnv & OperationsEnv;
+type Env = KeysEnv & PagingEnv & DatabaseEnv & HttpEnv & RateLimitEnv & RedisEnv & OperationsEnv;
 
 /** Every section in one object, to read any variable by name. */
 const validateEnv = (raw: Record<string, unknown>): Env =>

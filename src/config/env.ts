@@ -7,6 +7,7 @@ import { LimitsEnv } from './limits.env';
 import { OperationsEnv } from './operations.env';
 import { PagingEnv } from './paging.env';
 import { RateLimitEnv } from './rate-limit.env';
+import { RedisEnv } from './redis.env';
 import { readSecretFiles } from './secret-files';
 
 /** The environment by concern; each section is injected where it is used (config.module.ts). */
@@ -16,6 +17,7 @@ export const ENV_SECTIONS = [
   DatabaseEnv,
   HttpEnv,
   RateLimitEnv,
+  RedisEnv,
   LimitsEnv,
   OperationsEnv,
 ] as const;

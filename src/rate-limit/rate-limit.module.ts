@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { Gauge, Registry } from 'prom-client';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { RateLimitEnv } from '../config/rate-limit.env';
+import { RedisModule, SHARED_REDIS } from '../redis/redis.module';
+import { SharedRedis } from '../redis/shared-redis';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { RATE_LIMIT_STORAGE } from './rate-limit.guard';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
@@ -11,6 +12,7 @@ import { RedisThrottlerStorage } from './redis-throttler.storage';
 @Module({
   imports: [
     ApiKeysModule,
+    RedisModule,
     ThrottlerModule.forRootAsync({
       inject: [RateLimitEnv],
       // RateLimitGuard passes the limit (per key or per IP) and the window itself: of this one
@@ -23,19 +25,9 @@ import { RedisThrottlerStorage } from './redis-throttler.storage';
   providers: [
     {
       provide: RATE_LIMIT_STORAGE,
-      // Registry: provided globally by MetricsModule.
-      inject: [RateLimitEnv, Registry],
-      useFactory: ({ REDIS_URL, REDIS_KEY_PREFIX }: RateLimitEnv, registry: Registry) => {
-        if (!REDIS_URL) return new MemoryThrottlerStorage();
-        const available = new Gauge({
-          name: 'rate_limit_redis_available',
-          help: '1 while rate limits are counted in Redis; 0 while each process counts alone',
-          registers: [registry],
-        });
-        return new RedisThrottlerStorage(REDIS_URL, REDIS_KEY_PREFIX, (isAvailable) =>
-          available.set(isAvailable ? 1 : 0),
-        );
-      },
+      inject: [SHARED_REDIS],
+      useFactory: (redis: SharedRedis | null) =>
+        redis ? new RedisThrottlerStorage(redis) : new MemoryThrottlerStorage(),
     },
   ],
   exports: [ThrottlerModule, RATE_LIMIT_STORAGE, ApiKeysModule],

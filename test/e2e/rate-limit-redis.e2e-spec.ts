@@ -71,7 +71,7 @@ describeWith(['redis-server'], 'Rate limits when Redis goes away and comes back'
     expect(await gauge()).toBe('0');
     const outages = messages(warn).filter((message) => message.startsWith('Redis unavailable'));
     expect(outages).toHaveLength(1);
-    expect(outages[0]).toContain('rate limits are counted per process');
+    expect(outages[0]).toContain('rate limits and list totals are counted per process');
   });
 
   it('returns to Redis once it is back, saying so once', async () => {

@@ -32,12 +32,7 @@ export async function createTestApp({
   Object.assign(process.env, env);
   const dataSource = await createSuiteDatabase();
   if (appDatabaseUrl) process.env.DATABASE_URL = appDatabaseUrl;
-  const moduleRef = await override(
-    Test.createTestingModule({ imports: [await AppModule.forRoot()] }),
-  ).compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>(APP_OPTIONS);
-  configureApp(app);
-  await app.init();
+  const app = await createPeerApp(override);
   return {
     app,
     dataSource,
@@ -46,6 +41,22 @@ export async function createTestApp({
       await dropSuiteDatabase(dataSource);
     },
   };
+}
+
+/**
+ * Another instance of the app on the database and environment createTestApp set up: a second
+ * pod of the same deployment. The caller closes it.
+ */
+export async function createPeerApp(
+  override: TestAppOptions['override'] = (b) => b,
+): Promise<NestExpressApplication> {
+  const moduleRef = await override(
+    Test.createTestingModule({ imports: [await AppModule.forRoot()] }),
+  ).compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>(APP_OPTIONS);
+  configureApp(app);
+  await app.init();
+  return app;
 }
 
 export const AUTH = { Authorization: 'Bearer test-key-primary' };
