@@ -20,9 +20,10 @@ const BOUNDS_YOUNG_GENERATION = /--max[-_]semi[-_]space[-_]size/;
  * The old space bounded without the young generation (docs/operations.md, Memory). On a large
  * machine Node 24 lets the young generation reach 3 × 64 MB, and V8 runs a full collection in
  * place of a young one whenever the old space has less room left than the young generation may
- * promote: with 128 MB, a full collection every 60–100 ms and list pages at 0.3–0.5× of the
- * image's throughput. Under a container's memory limit it stays at 3 × 1 MB instead, collected
- * 5–9 times as often as with the image's 8 MB (list pages at 0.55–0.75×).
+ * promote: with 128 MB, full collections many times a second and list pages at a fraction of
+ * the image's throughput. Under a container's memory limit it stays at 3 × 1 MB instead,
+ * collected several times as often as with the image's 8 MB (figures:
+ * bench/results/2026-11-24-node24.21-heap-bounds.md).
  */
 export function unboundedYoungGenerationWarning(
   nodeOptions: string | undefined,

@@ -9,9 +9,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * returns that start alone: the oldest writer's, -infinity while one's start is unknown (a
  * session it may not see, a prepared transaction), null when none writes.
  *
- * PL/pgSQL, not SQL: PostgreSQL cannot inline a SECURITY DEFINER function, and planned a SQL
- * one's query at every call (1.0–1.3 ms per feed request against 0.08 ms); PL/pgSQL keeps the
- * plan for the session.
+ * PL/pgSQL, not SQL: PostgreSQL cannot inline a SECURITY DEFINER function, and plans a SQL
+ * one's query at every call, which costs a feed request many times the query itself; PL/pgSQL
+ * keeps the plan for the session.
  */
 export class ReadWritersPrivately1767657600000 implements MigrationInterface {
   name = 'ReadWritersPrivately1767657600000';
