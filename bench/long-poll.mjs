@@ -9,7 +9,7 @@ import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { API_KEY, cpuMs, rssMb } from './measure.mjs';
+import { API_KEY, cpuMs, databaseCpu, databaseCpuSince, rssMb } from './measure.mjs';
 import { build, createDatabase, freePort, loadData, root, startServer } from './support.mjs';
 
 const settings = {
@@ -69,10 +69,14 @@ async function caughtUpCursor(port) {
   return cursor;
 }
 
-async function waitingPolls(metricsPort) {
+/** A counter or gauge of the server's metrics, summed over its labels. */
+async function metric(metricsPort, name) {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  return Number(/^change_feed_waiting_polls (\d+)/m.exec(text)?.[1] ?? 0);
+  const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'gm'))];
+  return values.reduce((sum, [, value]) => sum + Number(value), 0);
 }
+
+const waitingPolls = (metricsPort) => metric(metricsPort, 'change_feed_waiting_polls');
 
 /** Consumers, each long polling from `cursor` until stopped; `onRow(key, receivedAt)` per row. */
 function startConsumers(port, cursor, onRow) {
@@ -182,13 +186,29 @@ async function main() {
 
     const until = performance.now() + settings.writeSeconds * 1000;
     const cpuWriting = cpuMs(pid);
+    const [benchCpuWriting, databaseWriting] = [
+      process.cpuUsage(),
+      await databaseCpu(database.url),
+    ];
+    const wakeUpsWriting = await metric(metricsPort, 'change_feed_wakeups_total');
     const record = (key, at) => commits.set(key, at);
     await Promise.all(
       Array.from({ length: settings.writers }, (_, i) => writer(database.url, until, record, i)),
     );
-    await sleep(3000); // the last changes' deliveries
-    const writingCpuPercent =
-      ((cpuMs(pid) - cpuWriting) / (settings.writeSeconds * 1000 + 3000)) * 100;
+    // The last changes' deliveries, up to 10 s.
+    const drainStart = performance.now();
+    while (
+      latencies.length < commits.size * settings.consumers &&
+      performance.now() - drainStart < 10_000
+    )
+      await sleep(100);
+    const writingMs = settings.writeSeconds * 1000 + (performance.now() - drainStart);
+    const writingCpuPercent = ((cpuMs(pid) - cpuWriting) / writingMs) * 100;
+    const { user, system } = process.cpuUsage(benchCpuWriting);
+    const benchCpuPercent = ((user + system) / 1000 / writingMs) * 100;
+    const databaseMs = databaseCpuSince(databaseWriting, await databaseCpu(database.url));
+    const databaseCpuPercent = (databaseMs / writingMs) * 100;
+    const wakeUps = (await metric(metricsPort, 'change_feed_wakeups_total')) - wakeUpsWriting;
     const rssAfter = rssMb(pid);
     consumers.stopped = true;
     agent.destroy();
@@ -202,6 +222,9 @@ async function main() {
       idleCpuPercent,
       stillWaiting,
       writingCpuPercent,
+      benchCpuPercent,
+      databaseCpuPercent,
+      wakeUps,
       changes: commits.size,
       deliveries: latencies.length,
       expected,
@@ -248,7 +271,8 @@ function render(f) {
     `| changes committed (${settings.writers} writers, mean interval ${settings.meanIntervalMs} ms, ${settings.writeSeconds} s) | ${f.changes} |`,
     `| deliveries / expected | ${f.deliveries.toLocaleString('en')} / ${f.expected.toLocaleString('en')} (${f.unmatched} unmatched, ${f.errors} errors) |`,
     `| commit-to-consumer p50 / p90 / p99 / max | ${ms(f.p50)} / ${ms(f.p90)} / ${ms(f.p99)} / ${ms(f.max)} |`,
-    `| server CPU while changes flow | ${f.writingCpuPercent.toFixed(0)} % of a core |`,
+    `| CPU while changes flow: server / PostgreSQL backends / bench (consumers, writers) | ${[f.writingCpuPercent, f.databaseCpuPercent, f.benchCpuPercent].map((p) => `${p.toFixed(0)} %`).join(' / ')} of a core |`,
+    `| reads by waiting polls while changes flow (change_feed_wakeups_total) | ${f.wakeUps.toLocaleString('en')} (${(f.wakeUps / f.changes).toFixed(0)} per change) |`,
     `| server RSS after | ${f.rssAfter.toFixed(1)} MB |`,
     ...(f.firstError ? ['', `First error: ${f.firstError}`] : []),
     '',
