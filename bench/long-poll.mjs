@@ -1,0 +1,282 @@
+// `node bench/long-poll.mjs` (npm run bench:long-poll): long polling of the clients feed on one
+// API process. BENCH_CONSUMERS polls (`wait=25`) wait caught up; measured: the server's RSS
+// before and with them waiting, its CPU while nothing changes, then the commit-to-consumer
+// latency while writers commit single-row changes (INSERT or UPDATE of one client, exponential
+// intervals) and every consumer re-polls at once with the cursor it was answered.
+// Writes bench/results/<stamp>-long-poll.md. Measurements only: nothing here passes or fails.
+import { writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { API_KEY, cpuMs, databaseCpu, databaseCpuSince, rssMb } from './measure.mjs';
+import { build, createDatabase, freePort, loadData, root, startServer } from './support.mjs';
+
+const settings = {
+  consumers: Number(process.env.BENCH_CONSUMERS ?? 1000),
+  clients: Number(process.env.BENCH_CLIENTS ?? 10_000),
+  links: 100,
+  idleSeconds: Number(process.env.BENCH_IDLE_SECONDS ?? 20),
+  writeSeconds: Number(process.env.BENCH_SECONDS ?? 45),
+  meanIntervalMs: Number(process.env.BENCH_MEAN_INTERVAL_MS ?? 200),
+  writers: 2,
+};
+// The image's Node options (Dockerfile); BENCH_NODE picks its Node (support.mjs).
+const NODE_ARGS = ['--max-old-space-size-percentage=50', '--max-semi-space-size=8'];
+const log = (message) => console.log(`[long-poll] ${message}`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// One keep-alive socket per consumer, the server on its own process.
+const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+
+function getFeed(port, query) {
+  return new Promise((resolve, reject) => {
+    const options = {
+      port,
+      agent,
+      path: `/api/data/changes/clients?${query}`,
+      headers: { authorization: `Bearer ${API_KEY}` },
+    };
+    request(options, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () =>
+        res.statusCode === 200
+          ? resolve(JSON.parse(text))
+          : reject(new Error(`${res.statusCode} ${text}`)),
+      );
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+/** A change's key: its id and updated_at in milliseconds (cut), as the feed prints it. */
+const printedKey = (row) => `${row.id}@${Date.parse(row.updatedAt)}`;
+
+/** The position after every row already committed: one walk of the feed to its end. */
+async function caughtUpCursor(port) {
+  let cursor = '';
+  for (let more = true; more;) {
+    const body = await getFeed(
+      port,
+      `limit=1000${cursor && `&cursor=${encodeURIComponent(cursor)}`}`,
+    );
+    cursor = body.meta.nextCursor;
+    more = body.meta.hasMore;
+  }
+  return cursor;
+}
+
+/** A counter or gauge of the server's metrics, summed over its labels. */
+async function metric(metricsPort, name) {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'gm'))];
+  return values.reduce((sum, [, value]) => sum + Number(value), 0);
+}
+
+const waitingPolls = (metricsPort) => metric(metricsPort, 'change_feed_waiting_polls');
+
+/** Consumers, each long polling from `cursor` until stopped; `onRow(key, receivedAt)` per row. */
+function startConsumers(port, cursor, onRow) {
+  const state = { stopped: false, errors: [], answered: 0 };
+  const consume = async () => {
+    let position = cursor;
+    while (!state.stopped) {
+      try {
+        const body = await getFeed(
+          port,
+          `wait=25&limit=1000&cursor=${encodeURIComponent(position)}`,
+        );
+        const receivedAt = performance.now();
+        for (const row of body.data) onRow(printedKey(row), receivedAt);
+        position = body.meta.nextCursor;
+        state.answered++;
+      } catch (error) {
+        if (state.stopped) break;
+        state.errors.push(error.message);
+        await sleep(1000);
+      }
+    }
+  };
+  state.done = Promise.all(Array.from({ length: settings.consumers }, consume));
+  return state;
+}
+
+/** A writer committing single-row changes at exponential intervals; `committed(key, at)` each. */
+async function writer(databaseUrl, until, committed, number) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const returning = `RETURNING id, floor(extract(epoch FROM updated_at) * 1000)::bigint::text AS millis`;
+  let inserted = 0;
+  try {
+    while (performance.now() < until) {
+      await sleep(-Math.log(1 - Math.random()) * settings.meanIntervalMs * settings.writers);
+      const { rows } =
+        Math.random() < 0.5
+          ? await client.query(
+              `INSERT INTO clients (id, link_id, is_deleted, status) VALUES ($1, 'link-1', false, 'new') ${returning}`,
+              [`long-poll-${number}-${inserted++}`],
+            )
+          : await client.query(
+              `UPDATE clients SET status = CASE status WHEN 'new' THEN 'connected' ELSE 'new' END WHERE id = $1 ${returning}`,
+              [`client-${1 + Math.floor(Math.random() * settings.clients)}`],
+            );
+      committed(`${rows[0].id}@${rows[0].millis}`, performance.now());
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+const percentile = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+async function main() {
+  log(`settings ${JSON.stringify(settings)}`);
+  if (!process.env.BENCH_SKIP_BUILD) build();
+  const database = await createDatabase('longpoll');
+  const metricsPort = await freePort();
+  // Every consumer under one key: the caps per key and in flight above the consumers (a
+  // waiting poll counts against neither, but all of them read at once when a change wakes
+  // them, and start at once).
+  const caps = String(settings.consumers * 2);
+  const limits = {
+    MAX_REQUESTS_PER_KEY: caps,
+    MAX_REQUESTS_IN_FLIGHT: caps,
+    MAX_WAITING_POLLS: caps,
+  };
+  const env = {
+    DATABASE_URL: database.url,
+    API_KEYS: API_KEY,
+    METRICS_PORT: String(metricsPort),
+    LOG_LEVEL: 'warn',
+    ...limits,
+  };
+  const server = startServer('dist/main.js', env, await freePort(), NODE_ARGS);
+  const pid = server.child.pid;
+  const loadBefore = loadavg();
+  let consumers;
+  try {
+    await loadData(database.url, settings);
+    await server.ready;
+    const cursor = await caughtUpCursor(server.port);
+    await sleep(2000);
+    const rssBefore = rssMb(pid);
+
+    const commits = new Map();
+    const latencies = [];
+    let unmatched = 0;
+    consumers = startConsumers(server.port, cursor, (key, receivedAt) => {
+      const committedAt = commits.get(key);
+      if (committedAt === undefined) unmatched++;
+      else latencies.push(receivedAt - committedAt);
+    });
+    while ((await waitingPolls(metricsPort)) < settings.consumers) await sleep(200);
+    await sleep(2000);
+    const rssWaiting = rssMb(pid);
+    const cpuBefore = cpuMs(pid);
+    await sleep(settings.idleSeconds * 1000);
+    const idleCpuPercent = ((cpuMs(pid) - cpuBefore) / (settings.idleSeconds * 1000)) * 100;
+    const stillWaiting = await waitingPolls(metricsPort);
+    log(
+      `RSS ${rssBefore.toFixed(1)} → ${rssWaiting.toFixed(1)} MB, idle CPU ${idleCpuPercent.toFixed(2)} %`,
+    );
+
+    const until = performance.now() + settings.writeSeconds * 1000;
+    const cpuWriting = cpuMs(pid);
+    const [benchCpuWriting, databaseWriting] = [
+      process.cpuUsage(),
+      await databaseCpu(database.url),
+    ];
+    const wakeUpsWriting = await metric(metricsPort, 'change_feed_wakeups_total');
+    const record = (key, at) => commits.set(key, at);
+    await Promise.all(
+      Array.from({ length: settings.writers }, (_, i) => writer(database.url, until, record, i)),
+    );
+    // The last changes' deliveries, up to 10 s.
+    const drainStart = performance.now();
+    while (
+      latencies.length < commits.size * settings.consumers &&
+      performance.now() - drainStart < 10_000
+    )
+      await sleep(100);
+    const writingMs = settings.writeSeconds * 1000 + (performance.now() - drainStart);
+    const writingCpuPercent = ((cpuMs(pid) - cpuWriting) / writingMs) * 100;
+    const { user, system } = process.cpuUsage(benchCpuWriting);
+    const benchCpuPercent = ((user + system) / 1000 / writingMs) * 100;
+    const databaseMs = databaseCpuSince(databaseWriting, await databaseCpu(database.url));
+    const databaseCpuPercent = (databaseMs / writingMs) * 100;
+    const wakeUps = (await metric(metricsPort, 'change_feed_wakeups_total')) - wakeUpsWriting;
+    const rssAfter = rssMb(pid);
+    consumers.stopped = true;
+    agent.destroy();
+
+    latencies.sort((a, b) => a - b);
+    const expected = commits.size * settings.consumers;
+    const figures = {
+      rssBefore,
+      rssWaiting,
+      rssAfter,
+      idleCpuPercent,
+      stillWaiting,
+      writingCpuPercent,
+      benchCpuPercent,
+      databaseCpuPercent,
+      wakeUps,
+      changes: commits.size,
+      deliveries: latencies.length,
+      expected,
+      unmatched,
+      errors: consumers.errors.length,
+      firstError: consumers.errors[0],
+      p50: percentile(latencies, 50),
+      p90: percentile(latencies, 90),
+      p99: percentile(latencies, 99),
+      max: latencies.at(-1),
+      loadBefore,
+      loadAfter: loadavg(),
+    };
+    log(JSON.stringify(figures));
+    const report = render(figures);
+    console.log(`\n${report}`);
+    const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-');
+    writeFileSync(join(root, 'bench/results', `${stamp}-long-poll.md`), report);
+  } finally {
+    if (consumers) consumers.stopped = true;
+    agent.destroy();
+    server.child.kill('SIGTERM');
+    await server.exited;
+    await database.drop();
+  }
+}
+
+function render(f) {
+  const ms = (value) => `${Math.round(value).toLocaleString('en')} ms`;
+  const loads = (values) => values.map((value) => value.toFixed(2)).join(' ');
+  return [
+    `# Long polling of the clients feed — ${new Date().toISOString()}`,
+    '',
+    `${settings.consumers} consumers (\`wait=25\`, one keep-alive socket each, in the bench process) on one`,
+    `API process (${process.env.BENCH_NODE ? 'BENCH_NODE' : 'node'}, ${NODE_ARGS.join(' ')}); ${settings.clients.toLocaleString('en')} clients;`,
+    `MAX_REQUESTS_PER_KEY, MAX_REQUESTS_IN_FLIGHT and MAX_WAITING_POLLS ${settings.consumers * 2}, rate limits off (one key).`,
+    `Load average before ${loads(f.loadBefore)}, after ${loads(f.loadAfter)}.`,
+    '',
+    '| measure | figure |',
+    '|---|---:|',
+    `| server RSS before the polls | ${f.rssBefore.toFixed(1)} MB |`,
+    `| server RSS with ${settings.consumers} waiting | ${f.rssWaiting.toFixed(1)} MB (+${(f.rssWaiting - f.rssBefore).toFixed(1)} MB) |`,
+    `| server CPU, ${settings.idleSeconds} s without changes | ${f.idleCpuPercent.toFixed(2)} % of a core (${f.stillWaiting} still waiting) |`,
+    `| changes committed (${settings.writers} writers, mean interval ${settings.meanIntervalMs} ms, ${settings.writeSeconds} s) | ${f.changes} |`,
+    `| deliveries / expected | ${f.deliveries.toLocaleString('en')} / ${f.expected.toLocaleString('en')} (${f.unmatched} unmatched, ${f.errors} errors) |`,
+    `| commit-to-consumer p50 / p90 / p99 / max | ${ms(f.p50)} / ${ms(f.p90)} / ${ms(f.p99)} / ${ms(f.max)} |`,
+    `| CPU while changes flow: server / PostgreSQL backends / bench (consumers, writers) | ${[f.writingCpuPercent, f.databaseCpuPercent, f.benchCpuPercent].map((p) => `${p.toFixed(0)} %`).join(' / ')} of a core |`,
+    `| reads by waiting polls while changes flow (change_feed_wakeups_total) | ${f.wakeUps.toLocaleString('en')} (${(f.wakeUps / f.changes).toFixed(0)} per change) |`,
+    `| server RSS after | ${f.rssAfter.toFixed(1)} MB |`,
+    ...(f.firstError ? ['', `First error: ${f.firstError}`] : []),
+    '',
+  ].join('\n');
+}
+
+await main();
