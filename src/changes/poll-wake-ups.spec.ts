@@ -34,6 +34,18 @@ describe('PollWakeUps', () => {
     expect(cause).toBe('notification');
   });
 
+  it('reads again for a change notified too late for a read already due', async () => {
+    const wakeUps = new PollWakeUps(() => true);
+    await jest.advanceTimersByTimeAsync(50);
+    wakeUps.notified();
+    // The first read, due at 110 ms, comes before this change may show (at 160 ms).
+    expect(await nextWake(wakeUps)).toEqual({ cause: 'interval', afterMs: 60 });
+    wakeUps.foundNothing(false);
+    expect(await nextWake(wakeUps)).toEqual({ cause: 'notification', afterMs: 50 });
+    wakeUps.foundNothing(false);
+    expect(await nextWake(wakeUps, 5000)).toBeUndefined();
+  });
+
   it('backs off while an older writer holds the feed, up to the re-check interval', async () => {
     const wakeUps = new PollWakeUps(() => true);
     await nextWake(wakeUps);

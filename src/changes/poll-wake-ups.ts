@@ -21,6 +21,9 @@ export const RECHECK_MS = 1000;
 export class PollWakeUps {
   private dueAt = Infinity;
   private cause: WakeCause = 'interval';
+  /** When the latest notified change may show in the feed, and when the latest read began. */
+  private settlesAt = 0;
+  private readAt = 0;
   private backOffMs = SETTLE_MS;
   private timer?: NodeJS.Timeout;
   private wake?: (cause: WakeCause | undefined) => void;
@@ -32,11 +35,16 @@ export class PollWakeUps {
 
   /** A change to the feed's table was notified (or may have been missed). */
   notified(): void {
+    this.settlesAt = Date.now() + SETTLE_MS;
     this.schedule(SETTLE_MS, 'notification');
   }
 
   /** A read found nothing; `isHeldBack`: an open writer held the safe point back. */
   foundNothing(isHeldBack: boolean): void {
+    // A change notified too late for the read that just ran: read again once it may show.
+    if (this.settlesAt > this.readAt) {
+      this.schedule(Math.max(0, this.settlesAt - Date.now()), 'notification');
+    }
     if (isHeldBack) {
       this.backOffMs = Math.min(this.backOffMs * 2, RECHECK_MS);
       this.schedule(this.backOffMs, 'interval');
@@ -79,6 +87,7 @@ export class PollWakeUps {
         const wake = this.wake;
         this.wake = undefined;
         this.dueAt = Infinity;
+        this.readAt = Date.now();
         wake?.(this.cause);
       },
       Math.max(0, this.dueAt - Date.now()),
