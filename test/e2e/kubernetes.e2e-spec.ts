@@ -20,7 +20,10 @@ const SECRET_VARIABLES = [
 ];
 
 // Every secret variable the app reads as a file (src/config/secret-files.ts).
-const READ_FROM_FILES = [...SECRET_FILE_VARIABLES];
+// DATABASE_LISTEN_URL defaults to DATABASE_URL, right for these manifests' direct connection;
+// behind PgBouncer an operator adds its key and variable (docs/operations.md, PgBouncer), so a
+// Secret made for an earlier release still starts this one.
+const READ_FROM_FILES = SECRET_FILE_VARIABLES.filter((name) => name !== 'DATABASE_LISTEN_URL');
 
 /** What in rendered manifests would be a credential (none may be: the operator owns them). */
 function credentialsIn(text: string, objects: unknown[]): string[] {
