@@ -3,7 +3,12 @@ import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { LimitsEnv } from '../config/limits.env';
 import { ShutdownState } from '../health/shutdown-state';
-import { ServiceBusyException } from '../errors/service-busy.exception';
+import { ThrottlerException } from '@nestjs/throttler';
+import { TOO_MANY_WAITING_FOR_KEY } from '../errors/error-texts';
+import {
+  RETRY_AFTER_SECONDS_WHEN_BUSY,
+  ServiceBusyException,
+} from '../errors/service-busy.exception';
 import { InFlightRequests } from '../limits/in-flight-requests';
 import { SHED_COUNTER } from '../limits/shed-counter';
 import { ChangeNotifications } from './change-notifications';
@@ -15,14 +20,16 @@ export type WaitingRead<T> = () => Promise<{ found?: T; isHeldBack: boolean }>;
 
 /**
  * The long polls of the change feeds waiting on this pod (`wait`, docs/api.md "Change feeds"),
- * capped by MAX_WAITING_POLLS (a 503 past it). A waiting poll holds no database connection and
+ * capped by MAX_WAITING_POLLS (a 503 past it) and MAX_WAITING_POLLS_PER_KEY (a 429). A waiting poll holds no database connection and
  * does not count against MAX_REQUESTS_IN_FLIGHT or MAX_REQUESTS_PER_KEY, except while it
  * reads. Each ends with rows, at its deadline, when its client leaves, or at once on SIGTERM.
  */
 @Injectable()
 export class WaitingPolls implements BeforeApplicationShutdown {
   private readonly waiting = new Map<PollWakeUps, Feed>();
+  private readonly perKey = new Map<string, number>();
   private readonly max: number;
+  private readonly maxPerKey: number;
   private readonly wakeUps: Counter<'feed' | 'cause'>;
   private isClosed = false;
 
@@ -35,6 +42,7 @@ export class WaitingPolls implements BeforeApplicationShutdown {
     @Inject(SHED_COUNTER) private readonly shed: Counter<'reason'>,
   ) {
     this.max = limits.MAX_WAITING_POLLS;
+    this.maxPerKey = limits.MAX_WAITING_POLLS_PER_KEY;
     const waiting = this.waiting;
     new Gauge({
       name: 'change_feed_waiting_polls',
@@ -71,6 +79,14 @@ export class WaitingPolls implements BeforeApplicationShutdown {
       this.shed.inc({ reason: 'waiting_polls' });
       throw new ServiceBusyException('waiting_polls');
     }
+    const keyId = this.inFlight.keyOf(res) ?? '';
+    const ofKey = this.perKey.get(keyId) ?? 0;
+    if (ofKey >= this.maxPerKey) {
+      this.shed.inc({ reason: 'key_waiting_polls' });
+      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_WHEN_BUSY));
+      throw new ThrottlerException(TOO_MANY_WAITING_FOR_KEY);
+    }
+    this.perKey.set(keyId, ofKey + 1);
     const poll = new PollWakeUps(() => this.notifications.isListening);
     const end = () => poll.end();
     const deadline = setTimeout(end, seconds * 1000);
@@ -94,6 +110,9 @@ export class WaitingPolls implements BeforeApplicationShutdown {
       clearTimeout(deadline);
       res.removeListener('close', end);
       this.waiting.delete(poll);
+      const left = (this.perKey.get(keyId) ?? 1) - 1;
+      if (left > 0) this.perKey.set(keyId, left);
+      else this.perKey.delete(keyId);
       this.inFlight.resume(res);
     }
   }

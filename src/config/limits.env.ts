@@ -20,6 +20,10 @@ export class LimitsEnv {
   @WholeRequests()
   MAX_WAITING_POLLS = 1000;
 
+  // Of those, one API key's: so one key cannot take every waiting slot from the others.
+  @WholeRequests()
+  MAX_WAITING_POLLS_PER_KEY = 100;
+
   // The work that holds a pooled connection for long, each kind capped on its own: counts of
   // list totals, pages by number deep into a list, and renders of the List Links body.
   @IntegerFrom(1, 1000)

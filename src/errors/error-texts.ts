@@ -10,6 +10,8 @@ export const RATE_LIMITED = 'Rate limit exceeded; retry after the seconds in Ret
 export const SERVICE_BUSY = 'The service is busy; retry after the seconds in Retry-After';
 export const TOO_MANY_IN_FLIGHT_FOR_KEY =
   'Too many requests of this API key are being answered at once; retry after the seconds in Retry-After';
+export const TOO_MANY_WAITING_FOR_KEY =
+  'Too many long polls of this API key are waiting at once; retry after the seconds in Retry-After';
 export const pageTooDeep = (maxDepth: number) =>
   `must keep page × limit within ${maxDepth} rows: walk deeper with cursor paging (meta.nextCursor)`;
 export const UNEXPECTED_ERROR = 'An unexpected error occurred; it has been logged';

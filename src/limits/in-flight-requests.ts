@@ -94,6 +94,11 @@ export class InFlightRequests implements OnApplicationShutdown {
     return true;
   }
 
+  /** The key a tracked request counts against, if it has one. */
+  keyOf(res: ServerResponse): string | undefined {
+    return (this.open.get(res) ?? this.suspended.get(res))?.keyId;
+  }
+
   /** Stops tracking the request: its response has closed. */
   release(res: ServerResponse): void {
     this.suspended.delete(res);

@@ -2,6 +2,7 @@ import { Pool } from 'pg';
 import { ChangeNotifications } from '../../src/changes/change-notifications';
 import { DatabasePools } from '../../src/database/pools';
 import { ShutdownState } from '../../src/health/shutdown-state';
+import { TOO_MANY_WAITING_FOR_KEY } from '../../src/errors/error-texts';
 import { TestApp } from '../support/create-app';
 import {
   Answer,
@@ -214,6 +215,35 @@ describe('Long polling past the cap of waiting polls', () => {
     expect((await get('/api/data/links')).status).toBe(200);
     expect((await get(feedPath('links', cursor, ''))).status).toBe(200);
     for (const res of await Promise.all(two)) expect(res.body).toEqual(emptyPage(cursor));
+  });
+});
+
+describe('Long polling: the waiting polls of one key', () => {
+  let t: TestApp;
+  let get: (path: string, headers?: Record<string, string>) => Promise<Answer>;
+
+  beforeAll(async () => {
+    ({ t, get } = await startApp({ env: { MAX_WAITING_POLLS_PER_KEY: '1' } }));
+  });
+  afterAll(() => t.close());
+
+  it('answers 429 past MAX_WAITING_POLLS_PER_KEY, while another key still waits', async () => {
+    const cursor = await caughtUp(get, 'links');
+    const first = get(feedPath('links', cursor, 'wait=2'));
+    await waitingPolls(t, 1);
+    const second = await get(feedPath('links', cursor, 'wait=2'));
+    expect(second.status).toBe(429);
+    expect(second.headers.get('retry-after')).toBe('1');
+    expect(second.body.detail).toBe(TOO_MANY_WAITING_FOR_KEY);
+    expect(await metric(t, 'http_requests_shed_total', { reason: 'key_waiting_polls' })).toBe(1);
+    const other = get(feedPath('links', cursor, 'wait=2'), {
+      Authorization: 'Bearer test-key-rotated',
+    });
+    await waitingPolls(t, 2);
+    for (const res of await Promise.all([first, other]))
+      expect(res.body).toEqual(emptyPage(cursor));
+    // Its slot is free again once its poll has ended.
+    expect((await get(feedPath('links', cursor, 'wait=1'))).body).toEqual(emptyPage(cursor));
   });
 });
 

@@ -30,9 +30,9 @@ export async function startApp(options: TestAppOptions = {}) {
   Object.assign(process.env, before);
   await t.app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-  const get = async (path: string): Promise<Answer> => {
+  const get = async (path: string, headers: Record<string, string> = KEY): Promise<Answer> => {
     const sentAt = performance.now();
-    const res = await fetch(`${base}${path}`, { headers: KEY });
+    const res = await fetch(`${base}${path}`, { headers });
     const body = (await res.json()) as Answer['body'];
     return { status: res.status, body, headers: res.headers, ms: performance.now() - sentAt };
   };
