@@ -19,6 +19,7 @@ async function serving(current: () => SharedRender): Promise<{ url: string; serv
   const app = express();
   useIfNoneMatchFreshness(app.request);
   app.get('/', (req: Request, res: Response) => {
+    arrivals += 1;
     res.type('application/json');
     current()
       .serve(req, res)
@@ -52,19 +53,26 @@ function fetchRaw(url: string, headers: Record<string, string> = {}): Promise<Re
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
+// Requests that reached the render in the current test: a test writes once all have joined.
+let arrivals = 0;
+async function joined(requests: number): Promise<void> {
+  while (arrivals < requests) await tick();
+}
+
 describe('SharedRender', () => {
   let render: SharedRender;
   let url: string;
   let server: Server;
 
   beforeAll(async () => ({ url, server } = await serving(() => render)));
+  beforeEach(() => (arrivals = 0));
   afterAll(() => server.close());
 
   it('sends a body within the kept size to every request that joined, with the ETag of its bytes', async () => {
     render = new SharedRender(100);
     render.begin('W/"streamed"');
     const answers = [fetchRaw(url), fetchRaw(url, { 'Accept-Encoding': 'gzip' })];
-    await tick();
+    await joined(2);
     await render.write('{"data":[');
     await render.write('1,2');
     await render.write(']}');
@@ -83,7 +91,7 @@ describe('SharedRender', () => {
     render.begin('W/"streamed"');
     const asked = ['identity', 'gzip', 'br', 'gzip'];
     const answers = asked.map((encoding) => fetchRaw(url, { 'Accept-Encoding': encoding }));
-    await tick();
+    await joined(asked.length);
     const compressors = jest.spyOn(zlib.Gzip.prototype, 'write');
     const pieces = [
       '[',
@@ -123,7 +131,7 @@ describe('SharedRender', () => {
     render = new SharedRender(1);
     render.begin('W/"streamed"');
     const answer = fetchRaw(url, { 'If-None-Match': 'W/"streamed"' });
-    await tick();
+    await joined(1);
     await render.write('more than one byte');
     render.end();
     expect(await answer).toMatchObject({ status: 304, body: Buffer.alloc(0) });
@@ -133,7 +141,7 @@ describe('SharedRender', () => {
     render = new SharedRender(4);
     render.begin('W/"streamed"');
     const answers = [fetchRaw(url), fetchRaw(url, { 'Accept-Encoding': 'gzip' })];
-    await tick();
+    await joined(2);
     await render.write('["first piece"');
     await tick();
     render.fail(new Error('the database went away'));
@@ -147,7 +155,7 @@ describe('SharedRender', () => {
   it('answers the failure itself when it comes before anything was sent', async () => {
     render = new SharedRender(100);
     const answer = fetchRaw(url);
-    await tick();
+    await joined(1);
     await render.write('["first piece"');
     render.fail(new Error('the database went away'));
     expect(await answer).toMatchObject({ status: 500, complete: true });
@@ -163,7 +171,7 @@ describe('SharedRender', () => {
       res.pause();
     });
     request.on('error', () => undefined);
-    await tick();
+    await joined(1);
     const big = 'x'.repeat(1024 * 1024);
     let written = 0;
     const writing = (async () => {
