@@ -4,7 +4,7 @@ import { columnOf, columnTypeOf, tableOf } from '../database/entity-columns';
 import { afterPosition, LIST_ORDER, Position } from '../database/list-order';
 import { printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
-import { givenFilters } from '../query/filters';
+import { filtersOf, givenFilters } from '../query/filters';
 import { Client } from './client.entity';
 import { ListClientsQuery } from './dto/list-clients.query';
 
@@ -53,11 +53,19 @@ class Params {
   }
 }
 
+// Each declared filter's column and SQL type, read from the entity once, not per request.
+const FILTER_COLUMNS = new Map(
+  filtersOf(ListClientsQuery).map(({ name, property }) => {
+    const field = property as keyof Client & string;
+    return [name, { column: column(field), type: columnTypeOf(Client, field) }];
+  }),
+);
+
 /** Each filter given, as its declaration says (@Filter): the column, the operator, the value. */
 const filterConditions = (filters: ClientFilters, params: Params): string[] =>
-  givenFilters(ListClientsQuery, filters).map(({ property, operator, value }) => {
-    const name = property as keyof Client & string;
-    return `${column(name)} ${operator} ${params.bind(value, columnTypeOf(Client, name))}`;
+  givenFilters(ListClientsQuery, filters).map(({ name, operator, value }) => {
+    const { column, type } = FILTER_COLUMNS.get(name)!;
+    return `${column} ${operator} ${params.bind(value, type)}`;
   });
 
 /** Text PostgreSQL cannot hold matches no row (isStorableText): such a filter selects none. */

@@ -58,15 +58,17 @@ interface IntegerRange {
 }
 
 /** An integer in decimal digits only, within `range`. */
-export const IntegerField = (description: string, { minimum, maximum, ...rest }: IntegerRange) =>
-  applyDecorators(
+export const IntegerField = (description: string, { minimum, maximum, ...rest }: IntegerRange) => {
+  const rule = integerRule(minimum, maximum);
+  return applyDecorators(
     ApiPropertyOptional({ description, type: 'integer', minimum, maximum, ...rest }),
     IsOptional(),
     Transform(digitsToNumber),
-    IsInt(integerRule(minimum, maximum)),
-    Min(minimum, integerRule(minimum, maximum)),
-    Max(maximum, integerRule(minimum, maximum)),
+    IsInt(rule),
+    Min(minimum, rule),
+    Max(maximum, rule),
   );
+};
 
 /** `limit`: rows per page, 1 to MAX_LIMIT, 100 by default (the field's initialiser). */
 export const LimitField = (description: string) =>
