@@ -5,10 +5,9 @@ import request from 'supertest';
 import { createTestApp, TestApp } from '../support/create-app';
 import { scrapeMetrics } from '../support/metrics';
 import { describeWith } from '../support/optional-program';
-import { startRedis } from '../support/redis-server';
+import { startProxiedRedis } from '../support/redis-server';
 import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
-import { freePort } from '../../src/dev/free-port';
 
 const PER_KEY = 3;
 const prefix = 'test:';
@@ -37,11 +36,7 @@ describeWith(['redis-server'], 'Rate limits when Redis goes away and comes back'
   beforeAll(async () => {
     warn = jest.spyOn(Logger.prototype, 'warn');
     log = jest.spyOn(Logger.prototype, 'log');
-    const port = await freePort();
-    server = await startRedis(port);
-    redis = new Redis(port, '127.0.0.1');
-    proxy = new TcpProxy('127.0.0.1', port);
-    await proxy.up();
+    ({ server, redis, proxy } = await startProxiedRedis());
     t = await createTestApp({
       env: {
         REDIS_URL: `redis://127.0.0.1:${proxy.port}`,

@@ -6,12 +6,11 @@ import Redis from 'ioredis';
 import request from 'supertest';
 import { ClientsRepository } from '../../src/clients/clients.repository';
 import { totalKey } from '../../src/clients/shared-counts';
-import { freePort } from '../../src/dev/free-port';
 import { AUTH, createPeerApp, createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
 import { scrapeMetrics } from '../support/metrics';
 import { describeWith } from '../support/optional-program';
-import { startRedis } from '../support/redis-server';
+import { startProxiedRedis } from '../support/redis-server';
 import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
 
@@ -113,11 +112,7 @@ describeWith(['redis-server'], 'List Clients totals shared by pods through Redis
 
   beforeAll(async () => {
     warn = jest.spyOn(Logger.prototype, 'warn');
-    const port = await freePort();
-    server = await startRedis(port);
-    redis = new Redis(port, '127.0.0.1');
-    proxy = new TcpProxy('127.0.0.1', port);
-    await proxy.up();
+    ({ server, redis, proxy } = await startProxiedRedis());
     t = await createTestApp({
       env: {
         REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
