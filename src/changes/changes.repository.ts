@@ -7,6 +7,7 @@ import { STANDBY_AS_PRIMARY } from '../database/schema-access';
 import { isoMicros, printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { Position } from '../database/list-order';
+import { CoalescedRead, CoalescedReads } from '../database/coalesced-read';
 import { SafePointLag } from './safe-point-lag';
 
 export type Feed = 'links' | 'clients';
@@ -77,12 +78,24 @@ export interface FeedRead<F extends Feed> {
   isHeldBack: boolean;
 }
 
-/** The feeds' reads: the safe point, then a page before it, both on the primary. */
+interface SafePoint {
+  safePoint: string;
+  isHeldBack: boolean;
+}
+
+/**
+ * The feeds' reads: the safe point, then a page before it, both on the primary. Reads asked at
+ * about the same time are shared (CoalescedRead: never one that began before its caller asked),
+ * the safe point by every page, a page by the requests for the same one: the polls one change
+ * wakes together cost two statements, not two per poll.
+ */
 @Injectable()
 export class ChangesRepository {
   private readonly logger = new Logger(ChangesRepository.name);
   // Said once while DATABASE_URL reaches a standby, not on every poll.
   private onStandby = false;
+  private readonly safePoints = new CoalescedRead(() => this.readSafePoint());
+  private readonly pages = new CoalescedReads<FeedRead<Feed>>();
 
   constructor(
     private readonly database: DatabaseReader,
@@ -90,7 +103,19 @@ export class ChangesRepository {
   ) {}
 
   /** Up to `limit` + 1 rows after `after`, none at or past the safe point (read first). */
-  async page<F extends Feed>(
+  page<F extends Feed>(
+    feed: F,
+    after: Position,
+    limit: number,
+    linkId?: string,
+  ): Promise<FeedRead<F>> {
+    const key = JSON.stringify([feed, after.timestamp, after.id, limit, linkId ?? null]);
+    return this.pages.get(key, () => this.readPage(feed, after, limit, linkId)) as Promise<
+      FeedRead<F>
+    >;
+  }
+
+  private async readPage<F extends Feed>(
     feed: F,
     after: Position,
     limit: number,
@@ -98,7 +123,7 @@ export class ChangesRepository {
   ): Promise<FeedRead<F>> {
     // A link id with NUL matches nothing, and PostgreSQL would reject the query.
     if (!isStorableText(linkId ?? '')) return { rows: [], isHeldBack: false };
-    const { safePoint, isHeldBack } = await this.safePoint();
+    const { safePoint, isHeldBack } = await this.safePoints.get();
     const { text, params } = changesQuery(feed, after, isoMicros(safePoint), limit, linkId);
     // The same index range scan whatever the position: prepared (DatabaseReader).
     const rows = await this.database.query<FeedRows[F][]>(text, params, {
@@ -108,7 +133,7 @@ export class ChangesRepository {
     return { rows, isHeldBack };
   }
 
-  private async safePoint(): Promise<{ safePoint: string; isHeldBack: boolean }> {
+  private async readSafePoint(): Promise<SafePoint> {
     // Named `text`, as the SQL-safety spec requires of any SQL that is not a literal.
     const text = SAFE_POINT_QUERY;
     const [row] = await this.database.query<

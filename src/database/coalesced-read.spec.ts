@@ -1,4 +1,4 @@
-import { CoalescedRead } from './coalesced-read';
+import { CoalescedRead, CoalescedReads } from './coalesced-read';
 
 /** A read whose answers the test releases one by one, each the number of reads started so far. */
 function heldReads() {
@@ -58,5 +58,40 @@ describe('CoalescedRead', () => {
     await tick();
     reads.finish();
     await expect(second).resolves.toBe(2);
+  });
+});
+
+describe('CoalescedReads', () => {
+  it('shares reads between callers of one key, never across keys', async () => {
+    const a = heldReads();
+    const b = heldReads();
+    const shared = new CoalescedReads<number>();
+    const first = shared.get('a', a.read);
+    const waiting = [shared.get('a', a.read), shared.get('a', a.read)];
+    const other = shared.get('b', b.read);
+    expect([a.started(), b.started()]).toEqual([1, 1]);
+    a.finish();
+    b.finish();
+    await expect(first).resolves.toBe(1);
+    await expect(other).resolves.toBe(1);
+    await tick();
+    expect(a.started()).toBe(2);
+    a.finish();
+    await expect(Promise.all(waiting)).resolves.toEqual([2, 2]);
+  });
+
+  it('forgets a key once its reads are done, failed ones too', async () => {
+    const reads = heldReads();
+    const shared = new CoalescedReads<number>();
+    const first = shared.get('a', reads.read);
+    const second = shared.get('a', reads.read);
+    reads.fail();
+    await expect(first).rejects.toThrow('read failed');
+    expect(shared.size).toBe(1);
+    await tick();
+    reads.finish();
+    await expect(second).resolves.toBe(2);
+    await tick();
+    expect(shared.size).toBe(0);
   });
 });

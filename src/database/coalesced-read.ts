@@ -10,6 +10,11 @@ export class CoalescedRead<T> {
 
   constructor(private readonly read: () => Promise<T>) {}
 
+  /** No read runs and none is waiting to start. */
+  get isIdle(): boolean {
+    return this.running === undefined && this.next === undefined;
+  }
+
   get(): Promise<T> {
     if (this.running === undefined) return this.start();
     this.next ??= this.running.then(
@@ -32,5 +37,30 @@ export class CoalescedRead<T> {
     };
     running.then(settled, settled);
     return running;
+  }
+}
+
+/**
+ * CoalescedRead for reads told apart by a key: callers with the same key share reads as above;
+ * a key is forgotten once its reads are done.
+ */
+export class CoalescedReads<T> {
+  private readonly byKey = new Map<string, CoalescedRead<T>>();
+
+  /** `read` must give the same answer for the same key: the first caller's is the one run. */
+  get(key: string, read: () => Promise<T>): Promise<T> {
+    const shared = this.byKey.get(key) ?? new CoalescedRead(read);
+    this.byKey.set(key, shared);
+    const answer = shared.get();
+    const forgetWhenDone = () => {
+      if (shared.isIdle && this.byKey.get(key) === shared) this.byKey.delete(key);
+    };
+    answer.then(forgetWhenDone, forgetWhenDone);
+    return answer;
+  }
+
+  /** Keys with a read running or waiting to start. */
+  get size(): number {
+    return this.byKey.size;
   }
 }

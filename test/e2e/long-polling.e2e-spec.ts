@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
 import { ChangeNotifications } from '../../src/changes/change-notifications';
 import { DatabasePools } from '../../src/database/pools';
+import { DatabaseReader } from '../../src/database/database-reader';
 import { ShutdownState } from '../../src/health/shutdown-state';
 import { TOO_MANY_WAITING_FOR_KEY } from '../../src/errors/error-texts';
 import { TestApp } from '../support/create-app';
@@ -165,11 +166,15 @@ describe('Long polling of the change feeds', () => {
     );
     expect(busy).toEqual([]);
     await get('/api/data/links').then((res) => expect(res.status).toBe(200));
+    const queries = jest.spyOn(t.app.get(DatabaseReader), 'query');
     await insertClient();
     for (const res of await Promise.all(answers)) {
       expect(res.status).toBe(200);
       expect(res.body.data.map((row) => row.id)).toEqual([`client-${inserted}`]);
     }
+    // Woken together, they shared their reads: a few statements, not two per poll.
+    expect(queries.mock.calls.length).toBeLessThanOrEqual(6);
+    queries.mockRestore();
   });
 
   it('answers every waiting poll at once on SIGTERM, with its own cursor', async () => {
