@@ -138,14 +138,14 @@ async function main() {
   if (!process.env.BENCH_SKIP_BUILD) build();
   const database = await createDatabase('longpoll');
   const metricsPort = await freePort();
-  // Every consumer under one key: the caps per key and in flight above the consumers (a
-  // waiting poll counts against neither, but all of them read at once when a change wakes
-  // them, and start at once).
+  // Every consumer under one key, so every cap above the consumers: a waiting poll counts only
+  // against the waiting-poll caps, but all of them start at once and read at once when woken.
   const caps = String(settings.consumers * 2);
   const limits = {
     MAX_REQUESTS_PER_KEY: caps,
     MAX_REQUESTS_IN_FLIGHT: caps,
     MAX_WAITING_POLLS: caps,
+    MAX_WAITING_POLLS_PER_KEY: caps,
   };
   const env = {
     DATABASE_URL: database.url,
@@ -260,7 +260,7 @@ function render(f) {
     '',
     `${settings.consumers} consumers (\`wait=25\`, one keep-alive socket each, in the bench process) on one`,
     `API process (${process.env.BENCH_NODE ? 'BENCH_NODE' : 'node'}, ${NODE_ARGS.join(' ')}); ${settings.clients.toLocaleString('en')} clients;`,
-    `MAX_REQUESTS_PER_KEY, MAX_REQUESTS_IN_FLIGHT and MAX_WAITING_POLLS ${settings.consumers * 2}, rate limits off (one key).`,
+    `MAX_REQUESTS_PER_KEY, MAX_REQUESTS_IN_FLIGHT, MAX_WAITING_POLLS and MAX_WAITING_POLLS_PER_KEY ${settings.consumers * 2}, rate limits off (one key).`,
     `Load average before ${loads(f.loadBefore)}, after ${loads(f.loadAfter)}.`,
     '',
     '| measure | figure |',

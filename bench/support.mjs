@@ -129,8 +129,10 @@ export function startServer(script, env, port, nodeArgs = []) {
       // at 2,000 req/s).
       RATE_LIMIT_PER_KEY: '1000000000',
       RATE_LIMIT_PER_IP: '1000000000',
-      // S5 measures what a deep page by number costs, which the default depth cap refuses.
+      // S5 measures what a deep page by number costs, which the default depth cap refuses and
+      // the default cap on deep pages at once sheds at 32 connections.
       MAX_PAGE_DEPTH: '1000000000',
+      MAX_CONCURRENT_DEEP_PAGES: '1000',
       CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef',
       ...env,
     },
