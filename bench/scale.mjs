@@ -82,6 +82,44 @@ async function countCost(url, clients) {
   });
 }
 
+/**
+ * The database's buffer hits and reads (a read: a page not in shared_buffers, copied from the
+ * OS cache or the disk) so far; backends report them within a second of their last query.
+ */
+async function blocks(url) {
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  return withClient(url, async (client) => {
+    const { rows } = await client.query(
+      `SELECT blks_hit::float8 AS hit, blks_read::float8 AS read FROM pg_stat_database
+       WHERE datname = current_database()`,
+    );
+    return rows[0];
+  });
+}
+
+/** The database's size, shared_buffers, and the depth of the clients' B-trees (pageinspect). */
+async function sizes(url) {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query(
+      `SELECT pg_size_pretty(pg_database_size(current_database())) AS "databaseSize",
+              current_setting('shared_buffers') AS "sharedBuffers"`,
+    );
+    let depths = {};
+    try {
+      await client.query('CREATE EXTENSION IF NOT EXISTS pageinspect');
+      const { rows: indexes } = await client.query(
+        `SELECT c.relname AS name, (bt_metap(c.relname)).level + 1 AS depth
+         FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+         WHERE i.indrelid = 'clients'::regclass ORDER BY 1`,
+      );
+      depths = Object.fromEntries(indexes.map(({ name, depth }) => [name, depth]));
+    } catch (error) {
+      log(`B-tree depths not read: ${error.message}`);
+    }
+    return { ...rows[0], depths };
+  });
+}
+
 function scenariosFor({ clients, links }, cursors) {
   const deepPage = Math.min(5000, Math.floor(clients / 100) - 1);
   return [
@@ -145,8 +183,11 @@ async function measureScale(scale) {
       log(`${name}: warming up`);
       await measure(server, database.url, paths, { ...options, seconds: 2 });
       const runs = [];
+      const blocksBefore = await blocks(database.url);
       for (let round = 0; round < settings.rounds; round++)
         runs.push(await measure(server, database.url, paths, options));
+      const blocksAfter = await blocks(database.url);
+      const requests = runs.reduce((sum, run) => sum + run.requests, 0);
       const pick = (field) => median(runs.map((run) => run[field]));
       results[name.split(' ')[0]] = {
         name,
@@ -156,11 +197,13 @@ async function measureScale(scale) {
         p99: pick('p99'),
         errors: runs.reduce((sum, run) => sum + run.errors, 0),
         peakRss: Math.max(...runs.map((run) => run.peakRss)),
+        blocksHit: (blocksAfter.hit - blocksBefore.hit) / requests,
+        blocksRead: (blocksAfter.read - blocksBefore.read) / requests,
       };
       log(`${name}: ${JSON.stringify(results[name.split(' ')[0]])}`);
     }
     const counts = await countCost(database.url, scale.clients);
-    return { scale, loadSeconds, results, counts };
+    return { scale, loadSeconds, results, counts, ...(await sizes(database.url)) };
   } finally {
     server?.child.kill('SIGTERM');
     await server?.exited;
@@ -192,15 +235,16 @@ function report(measured) {
     '',
     `Ratios: ${sizeOf(large)} over ${sizeOf(small)}. CPU figures are per request (µs); S6 also per link.`,
     '',
-    '| scenario | server CPU µs/req | ratio | DB CPU µs/req | ratio | req/s | ratio | peak RSS MB | ratio | p99 ms | errors |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | server CPU µs/req | ratio | DB CPU µs/req | ratio | req/s | ratio | peak RSS MB | ratio | p99 ms | errors | buffers hit/read per req |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const [key, a] of Object.entries(small.results)) {
     const b = large.results[key];
     lines.push(
       `| ${a.name} | ${fmt(a.cpuUs)} → ${fmt(b.cpuUs)} | ${ratio(b.cpuUs, a.cpuUs)} | ${fmt(a.databaseCpuUs)} → ${fmt(b.databaseCpuUs)} | ${ratio(b.databaseCpuUs, a.databaseCpuUs)} | ` +
         `${fmt(a.rps)} → ${fmt(b.rps)} | ${ratio(b.rps, a.rps)} | ${fmt(a.peakRss)} → ${fmt(b.peakRss)} | ${ratio(b.peakRss, a.peakRss)} | ` +
-        `${a.p99} → ${b.p99} | ${a.errors + b.errors} |`,
+        `${a.p99} → ${b.p99} | ${a.errors + b.errors} | ` +
+        `${fmt(a.blocksHit, 1)}/${fmt(a.blocksRead, 1)} → ${fmt(b.blocksHit, 1)}/${fmt(b.blocksRead, 1)} |`,
     );
   }
   const [s6a, s6b] = [small.results.S6, large.results.S6];
@@ -220,6 +264,17 @@ function report(measured) {
       `| ${name} | ${fmt(a.ms, 1)} → ${fmt(b.ms, 1)} | ${fmt(a.msPerMillionRows, 1)} → ${fmt(b.msPerMillionRows, 1)} | ${ratio(b.msPerMillionRows, a.msPerMillionRows)} |`,
     );
   }
+  lines.push(
+    '',
+    "| data set | database size | shared_buffers | B-tree depths of the clients' indexes |",
+    '|---|---:|---:|---|',
+  );
+  for (const m of measured)
+    lines.push(
+      `| ${sizeOf(m)} | ${m.databaseSize} | ${m.sharedBuffers} | ${Object.entries(m.depths)
+        .map(([name, depth]) => `${name} ${depth}`)
+        .join(', ')} |`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
