@@ -172,7 +172,7 @@ describe('Long polling of the change feeds', () => {
       expect(res.status).toBe(200);
       expect(res.body.data.map((row) => row.id)).toEqual([`client-${inserted}`]);
     }
-    // Woken together, they shared their reads: a few statements (about four), not two per poll.
+    // Woken together, they shared their reads: a few statements, not two per poll.
     expect(queries.mock.calls.length).toBeLessThanOrEqual(10);
     queries.mockRestore();
   });
