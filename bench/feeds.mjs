@@ -62,7 +62,7 @@ async function pollDatabaseMs(databaseUrl, cursorPosition) {
 }
 
 /** The feed position of the newest client, as its cursor holds it. */
-async function lastPosition(databaseUrl) {
+export async function lastPosition(databaseUrl) {
   const { isoMicros } = await import('../dist/database/printed-timestamp.js');
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();

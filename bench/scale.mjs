@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { lastPosition } from './feeds.mjs';
 import { API_KEY, measure } from './measure.mjs';
 import { build, createDatabase, freePort, loadData, root, startServer } from './support.mjs';
 
@@ -47,19 +48,17 @@ async function feedCursors(url, clients, count) {
   const { isoMicros } = await import('../dist/database/printed-timestamp.js');
   const codec = new CursorCodec({ current: CURSOR_SECRET });
   const scope = clientChangesScope({});
-  const cursorOf = ({ t, id }) =>
-    encodeURIComponent(codec.encode({ timestamp: isoMicros(t), id }, scope));
-  return withClient(url, async (client) => {
-    const printed = `to_json(updated_at AT TIME ZONE 'UTC')::text AS t, id`;
-    const { rows: random } = await client.query(
-      `SELECT ${printed} FROM clients WHERE id = ANY($1)`,
+  const cursorOf = (position) => encodeURIComponent(codec.encode(position, scope));
+  const { rows: random } = await withClient(url, (client) =>
+    client.query(
+      `SELECT to_json(updated_at AT TIME ZONE 'UTC')::text AS t, id FROM clients WHERE id = ANY($1)`,
       [Array.from({ length: count }, () => `client-${randomInt(clients)}`)],
-    );
-    const { rows: last } = await client.query(
-      `SELECT ${printed} FROM clients ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT 1`,
-    );
-    return { pages: random.map(cursorOf), end: cursorOf(last[0]) };
-  });
+    ),
+  );
+  return {
+    pages: random.map(({ t, id }) => cursorOf({ timestamp: isoMicros(t), id })),
+    end: cursorOf(await lastPosition(url)),
+  };
 }
 
 /** Milliseconds per million rows of the counts List Clients runs (EXPLAIN ANALYZE, median of 5). */
