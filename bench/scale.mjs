@@ -215,12 +215,14 @@ const fmt = (value, digits = 0) =>
     ? '–'
     : value.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const ratio = (large, small) => (small > 0 ? `${(large / small).toFixed(2)}×` : '–');
+/** Two cells: a figure at the small and the large size, and their ratio. */
+const change = (small, large, digits = 0) =>
+  `${fmt(small, digits)} → ${fmt(large, digits)} | ${ratio(large, small)}`;
 
 function report(measured) {
   const [small, large] = [measured[0], measured[measured.length - 1]];
   const sizeOf = ({ scale }) =>
     `${scale.clients.toLocaleString('en')} clients / ${scale.links.toLocaleString('en')} links`;
-  const perLink = (result, { scale }, field) => result[field] / scale.links;
   const lines = [
     `# Ten times the data — ${new Date().toISOString()}`,
     '',
@@ -240,19 +242,19 @@ function report(measured) {
   for (const [key, a] of Object.entries(small.results)) {
     const b = large.results[key];
     lines.push(
-      `| ${a.name} | ${fmt(a.cpuUs)} → ${fmt(b.cpuUs)} | ${ratio(b.cpuUs, a.cpuUs)} | ${fmt(a.databaseCpuUs)} → ${fmt(b.databaseCpuUs)} | ${ratio(b.databaseCpuUs, a.databaseCpuUs)} | ` +
-        `${fmt(a.rps)} → ${fmt(b.rps)} | ${ratio(b.rps, a.rps)} | ${fmt(a.peakRss)} → ${fmt(b.peakRss)} | ${ratio(b.peakRss, a.peakRss)} | ` +
+      `| ${a.name} | ${change(a.cpuUs, b.cpuUs)} | ${change(a.databaseCpuUs, b.databaseCpuUs)} | ` +
+        `${change(a.rps, b.rps)} | ${change(a.peakRss, b.peakRss)} | ` +
         `${a.p99} → ${b.p99} | ${a.errors + b.errors} | ` +
         `${fmt(a.blocksHit, 1)}/${fmt(a.blocksRead, 1)} → ${fmt(b.blocksHit, 1)}/${fmt(b.blocksRead, 1)} |`,
     );
   }
-  const [s6a, s6b] = [small.results.S6, large.results.S6];
+  const perLink = (field) => {
+    const [a, b] = [small, large].map(({ results, scale }) => results.S6[field] / scale.links);
+    return `${fmt(a, 3)} → ${fmt(b, 3)} µs (${ratio(b, a)})`;
+  };
   lines.push(
     '',
-    `S6 per link: server CPU ${fmt(perLink(s6a, small, 'cpuUs'), 3)} → ${fmt(perLink(s6b, large, 'cpuUs'), 3)} µs ` +
-      `(${ratio(perLink(s6b, large, 'cpuUs'), perLink(s6a, small, 'cpuUs'))}), database CPU ` +
-      `${fmt(perLink(s6a, small, 'databaseCpuUs'), 3)} → ${fmt(perLink(s6b, large, 'databaseCpuUs'), 3)} µs ` +
-      `(${ratio(perLink(s6b, large, 'databaseCpuUs'), perLink(s6a, small, 'databaseCpuUs'))}).`,
+    `S6 per link: server CPU ${perLink('cpuUs')}, database CPU ${perLink('databaseCpuUs')}.`,
     '',
     '| count (EXPLAIN ANALYZE, median of 5) | ms | ms per million rows | ratio per row |',
     '|---|---:|---:|---:|',
@@ -260,7 +262,7 @@ function report(measured) {
   for (const [name, a] of Object.entries(small.counts)) {
     const b = large.counts[name];
     lines.push(
-      `| ${name} | ${fmt(a.ms, 1)} → ${fmt(b.ms, 1)} | ${fmt(a.msPerMillionRows, 1)} → ${fmt(b.msPerMillionRows, 1)} | ${ratio(b.msPerMillionRows, a.msPerMillionRows)} |`,
+      `| ${name} | ${fmt(a.ms, 1)} → ${fmt(b.ms, 1)} | ${change(a.msPerMillionRows, b.msPerMillionRows, 1)} |`,
     );
   }
   lines.push(
