@@ -45,8 +45,11 @@ export function configureApp(app: NestExpressApplication): void {
     const startedAt = performance.now();
     assignRequestId(req, res);
     shutdown.requestStarted(res);
-    // What follows a response, answered or not, in one listener read by one clock.
-    res.on('close', () => {
+    // What follows a response, answered or not, once, read by one clock.
+    let isEnded = false;
+    const ended = () => {
+      if (isEnded) return;
+      isEnded = true;
       shutdown.requestEnded();
       inFlight.release(res);
       const route = routeOf(req);
@@ -54,13 +57,20 @@ export function configureApp(app: NestExpressApplication): void {
       const status = res.writableFinished ? res.statusCode : 'aborted';
       metrics.observe(req.method, route, status, durationMs);
       logRequest(req, res, route, durationMs);
+    };
+    res.on('close', ended);
+    // A pipelined request whose connection closes before its turn: its response never closes.
+    req.on('close', () => {
+      if (req.socket.destroyed) ended();
     });
-    if (refuseWithoutHost(req, res) || !inFlight.admit(req, res)) return;
-    closeIfBodyMayGoUnread(req, res);
-    routeUndecodableSegments(req);
-    const route = () => responseHeaders(req, res, () => compressionMiddleware(req, res, next));
-    if (isTimed && isDataPath(req.url)) withServerTiming(res, startedAt, route);
-    else route();
+    if (refuseWithoutHost(req, res)) return;
+    inFlight.admit(req, res, () => {
+      closeIfBodyMayGoUnread(req, res);
+      routeUndecodableSegments(req);
+      const route = () => responseHeaders(req, res, () => compressionMiddleware(req, res, next));
+      if (isTimed && isDataPath(req.url)) withServerTiming(res, startedAt, route);
+      else route();
+    });
   });
   const origins = http.CORS_ORIGINS;
   // CORS is off unless CORS_ORIGINS lists the browser origins allowed to call the API.

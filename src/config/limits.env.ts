@@ -15,14 +15,19 @@ export class LimitsEnv {
   @WholeRequests()
   MAX_REQUESTS_PER_KEY = 32;
 
-  // Long polls of the change feeds waiting at once. A waiting poll holds no database
-  // connection: it counts here, not against the two caps above, until it reads again.
+  // Long polls of the change feeds (requests with `wait`) at once, waiting or reading. They
+  // count here, never against the two caps above, so consumers cannot shed other requests.
   @WholeRequests()
   MAX_WAITING_POLLS = 1000;
 
   // Of those, one API key's: so one key cannot take every waiting slot from the others.
   @WholeRequests()
   MAX_WAITING_POLLS_PER_KEY = 100;
+
+  // Reads by long polls running at once (polls at one position share a read), handed fairly
+  // between keys: the rest of the database pool stays with ordinary requests.
+  @IntegerFrom(1, 1000)
+  MAX_CONCURRENT_POLL_READS = 4;
 
   // The work that holds a pooled connection for long, each kind capped on its own: counts of
   // list totals, pages by number deep into a list, and renders of the List Links body.

@@ -15,7 +15,7 @@ import { loggedPath } from '../logging/logged-path';
 import { ERROR_CACHE_CONTROL } from '../responses/caching';
 import { requestIdOf } from '../logging/request-id';
 import { ParameterErrorDto, problemDetails } from './problem-details.dto';
-import { RETRY_AFTER_SECONDS_WHEN_BUSY, ServiceBusyException } from './service-busy.exception';
+import { retryAfterWhenBusy, ServiceBusyException } from './service-busy.exception';
 import { ALLOWED_METHODS, MALFORMED_REQUEST, NO_RESOURCE, UNEXPECTED_ERROR } from './error-texts';
 
 export const RETRY_AFTER_SECONDS_ON_OUTAGE = 5;
@@ -58,7 +58,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       return;
     }
     if (exception instanceof ServiceBusyException) {
-      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_WHEN_BUSY));
+      res.setHeader('Retry-After', String(retryAfterWhenBusy()));
     } else if (problem.status === HttpStatus.SERVICE_UNAVAILABLE) {
       res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_ON_OUTAGE));
     }

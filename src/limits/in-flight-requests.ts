@@ -1,12 +1,18 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { LimitsEnv } from '../config/limits.env';
 import { sendProblem } from '../requests/client-error';
-import { SERVICE_BUSY } from '../errors/error-texts';
+import {
+  SERVICE_BUSY,
+  TOO_MANY_IN_FLIGHT_FOR_KEY,
+  TOO_MANY_WAITING_FOR_KEY,
+} from '../errors/error-texts';
+import { hasChunkedBody } from '../requests/request-size';
 import { requestIdOf } from '../logging/request-id';
-import { RETRY_AFTER_SECONDS_WHEN_BUSY } from '../errors/service-busy.exception';
-import { SHED_COUNTER } from './shed-counter';
+import { retryAfterWhenBusy } from '../errors/service-busy.exception';
+import { SHED_COUNTER, ShedReason } from './shed-counter';
 
 /** Probes and scrapes: answered whatever the load, so a busy pod is never taken for a dead one. */
 const UNCAPPED_PATH = /^\/(?:health|metrics)(?:[/?]|$)/i;
@@ -14,11 +20,38 @@ const UNCAPPED_PATH = /^\/(?:health|metrics)(?:[/?]|$)/i;
 // How often responses are checked for a client that stopped reading.
 const SWEEP_EVERY_MS = 1000;
 
+/**
+ * Long polls of the change feeds (a `wait` parameter): they may wait for many seconds, so they
+ * are capped on their own, never taking a slot of the ordinary requests.
+ */
+const LONG_POLL = /^\/api\/data\/changes\/(?:clients|links)\/?\?(?:[^#]*&)?wait=/i;
+
+type Lane = 'requests' | 'polls';
+
+interface Cap {
+  max: number;
+  maxPerKey: number;
+  count: number;
+  perKey: Map<string, number>;
+  refused: ShedReason;
+  refusedForKey: ShedReason;
+  tooManyForKey: string;
+}
+
 /** What is known of a response being answered. */
 interface Open {
+  lane: Lane;
+  socket: Socket;
   /** The API key it answers, once the key is known. */
   keyId?: string;
   stall?: Stall;
+}
+
+/** A request received on a connection while an earlier one there is being answered. */
+interface Behind {
+  req: IncomingMessage;
+  res: ServerResponse;
+  proceed: () => void;
 }
 
 interface Stall {
@@ -42,18 +75,20 @@ function queuedBytes(res: ServerResponse): number {
 /**
  * The requests a pod is answering, capped by MAX_REQUESTS_IN_FLIGHT (a 503 past it, probes and
  * scrapes aside) and, once its key is known, by MAX_REQUESTS_PER_KEY per key, so one key's slow
- * requests cannot take the database pool or the pod from the others. And the write timeout: a
- * response whose client takes none of its waiting bytes for RESPONSE_WRITE_TIMEOUT_MS is cut,
- * so a client that stops reading holds neither the body nor anything behind it for long.
- * Each request is tracked until release(), called once its response closes.
+ * requests cannot take the database pool or the pod from the others; long polls likewise by
+ * MAX_WAITING_POLLS and MAX_WAITING_POLLS_PER_KEY, apart. A connection's requests are taken one
+ * at a time (pipelined ones wait for the answer before theirs), so a connection holds one slot
+ * at most. And the write timeout: a response whose client takes none of its waiting bytes for
+ * RESPONSE_WRITE_TIMEOUT_MS is cut, so a client that stops reading holds neither the body nor
+ * anything behind it for long. Each request is tracked until release(), called once its
+ * response closes.
  */
 @Injectable()
 export class InFlightRequests implements OnApplicationShutdown {
   private readonly open = new Map<ServerResponse, Open>();
-  private readonly suspended = new Map<ServerResponse, Open>();
-  private readonly perKey = new Map<string, number>();
-  private readonly max: number;
-  private readonly maxPerKey: number;
+  private readonly caps: Record<Lane, Cap>;
+  /** Connections with a request being answered, and the requests received behind it. */
+  private readonly behind = new Map<Socket, Behind[]>();
   private readonly writeTimeoutMs: number;
   private readonly sweeper: NodeJS.Timeout;
 
@@ -61,84 +96,126 @@ export class InFlightRequests implements OnApplicationShutdown {
     env: LimitsEnv,
     @Inject(SHED_COUNTER) private readonly shed: Counter<'reason'>,
   ) {
-    this.max = env.MAX_REQUESTS_IN_FLIGHT;
-    this.maxPerKey = env.MAX_REQUESTS_PER_KEY;
+    const cap = (max: number, maxPerKey: number, refused: ShedReason, forKey: ShedReason) => ({
+      max,
+      maxPerKey,
+      count: 0,
+      perKey: new Map<string, number>(),
+      refused,
+      refusedForKey: forKey,
+    });
+    this.caps = {
+      requests: {
+        ...cap(
+          env.MAX_REQUESTS_IN_FLIGHT,
+          env.MAX_REQUESTS_PER_KEY,
+          'requests_in_flight',
+          'key_in_flight',
+        ),
+        tooManyForKey: TOO_MANY_IN_FLIGHT_FOR_KEY,
+      },
+      polls: {
+        ...cap(
+          env.MAX_WAITING_POLLS,
+          env.MAX_WAITING_POLLS_PER_KEY,
+          'waiting_polls',
+          'key_waiting_polls',
+        ),
+        tooManyForKey: TOO_MANY_WAITING_FOR_KEY,
+      },
+    };
     this.writeTimeoutMs = env.RESPONSE_WRITE_TIMEOUT_MS;
     this.sweeper = setInterval(() => this.cutStalled(), SWEEP_EVERY_MS).unref();
   }
 
-  /** Tracks the request until release(), or answers it 503 and returns false. */
-  admit(req: IncomingMessage, res: ServerResponse): boolean {
-    if (UNCAPPED_PATH.test(req.url ?? '')) return true;
-    if (this.open.size >= this.max) {
-      this.shed.inc({ reason: 'requests_in_flight' });
-      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_WHEN_BUSY));
-      sendProblem(res, 503, SERVICE_BUSY, requestIdOf(res));
-      return false;
+  /**
+   * Calls `proceed` once the request is tracked — at once, or when the requests received before
+   * it on its connection are answered — or answers it 503.
+   */
+  admit(req: IncomingMessage, res: ServerResponse, proceed: () => void): void {
+    if (UNCAPPED_PATH.test(req.url ?? '')) return proceed();
+    const socket = req.socket;
+    const queue = this.behind.get(socket);
+    if (queue) {
+      queue.push({ req, res, proceed });
+      return;
     }
-    this.open.set(res, {});
-    return true;
+    this.behind.set(socket, []);
+    this.start(socket, { req, res, proceed });
   }
 
-  /** Counts a tracked request against its key's cap; false, counting nothing, past it. */
-  admitForKey(res: ServerResponse, keyId: string): boolean {
+  /**
+   * Counts a tracked request against its key's cap; past it, counting nothing, the problem
+   * detail of the 429.
+   */
+  admitForKey(res: ServerResponse, keyId: string): string | undefined {
     const open = this.open.get(res);
-    if (open === undefined || open.keyId !== undefined) return true;
-    const count = this.perKey.get(keyId) ?? 0;
-    if (count >= this.maxPerKey) {
-      this.shed.inc({ reason: 'key_in_flight' });
-      return false;
+    if (open === undefined || open.keyId !== undefined) return undefined;
+    const cap = this.caps[open.lane];
+    const count = cap.perKey.get(keyId) ?? 0;
+    if (count >= cap.maxPerKey) {
+      this.shed.inc({ reason: cap.refusedForKey });
+      return cap.tooManyForKey;
     }
-    this.perKey.set(keyId, count + 1);
+    cap.perKey.set(keyId, count + 1);
     open.keyId = keyId;
-    return true;
+    return undefined;
   }
 
   /** The key a tracked request counts against, if it has one. */
   keyOf(res: ServerResponse): string | undefined {
-    return (this.open.get(res) ?? this.suspended.get(res))?.keyId;
+    return this.open.get(res)?.keyId;
   }
 
-  /** Stops tracking the request: its response has closed. */
+  /** Stops tracking the request: its response has closed. Its connection's next one goes on. */
   release(res: ServerResponse): void {
-    this.suspended.delete(res);
-    const keyId = this.open.get(res)?.keyId;
-    this.open.delete(res);
-    this.uncountKey(keyId);
-  }
-
-  /**
-   * Stops counting a tracked request, as release() does, until resume(): a long poll while it
-   * waits, holding no database connection (docs/operations.md, Limits), so waiting polls
-   * cannot take the caps from the requests that read.
-   */
-  suspend(res: ServerResponse): void {
     const open = this.open.get(res);
-    if (open === undefined) return;
+    if (open === undefined) return this.forget(res);
     this.open.delete(res);
-    this.uncountKey(open.keyId);
-    this.suspended.set(res, open);
-  }
-
-  /** Counts a suspended request again, past the caps if need be: it was admitted once. */
-  resume(res: ServerResponse): void {
-    const open = this.suspended.get(res);
-    if (open === undefined) return;
-    this.suspended.delete(res);
-    this.open.set(res, open);
-    if (open.keyId !== undefined)
-      this.perKey.set(open.keyId, (this.perKey.get(open.keyId) ?? 0) + 1);
+    const cap = this.caps[open.lane];
+    cap.count--;
+    if (open.keyId !== undefined) {
+      const left = (cap.perKey.get(open.keyId) ?? 1) - 1;
+      if (left === 0) cap.perKey.delete(open.keyId);
+      else cap.perKey.set(open.keyId, left);
+    }
+    this.startNext(open.socket);
   }
 
   onApplicationShutdown(): void {
     clearInterval(this.sweeper);
   }
 
-  private uncountKey(keyId: string | undefined): void {
-    if (keyId === undefined) return;
-    const left = (this.perKey.get(keyId) ?? 1) - 1;
-    if (left === 0) this.perKey.delete(keyId);
-    else this.perKey.set(keyId, left);
+  private start(socket: Socket, { req, res, proceed }: Behind): void {
+    const lane: Lane = LONG_POLL.test(req.url ?? '') ? 'polls' : 'requests';
+    const cap = this.caps[lane];
+    if (cap.count >= cap.max) {
+      this.shed.inc({ reason: cap.refused });
+      res.setHeader('Retry-After', String(retryAfterWhenBusy()));
+      // Kept open where no body can be left unread: a client retries on it, not on a new one.
+      const keepOpen = !hasChunkedBody(req) && Number(req.headers['content-length'] ?? 0) === 0;
+      sendProblem(res, 503, SERVICE_BUSY, requestIdOf(res), { keepOpen });
+      return this.startNext(socket);
+    }
+    cap.count++;
+    this.open.set(res, { lane, socket });
+    proceed();
+  }
+
+  private startNext(socket: Socket): void {
+    const queue = this.behind.get(socket);
+    const next = queue?.shift();
+    // A closed connection's requests are not answered (each ends with its connection).
+    if (next === undefined || socket.destroyed) this.behind.delete(socket);
+    else this.start(socket, next);
+  }
+
+  /** A request behind another whose connection closed before its turn. */
+  private forget(res: ServerResponse): void {
+    const socket = res.socket ?? (res.req?.socket as Socket | undefined);
+    const queue = socket && this.behind.get(socket);
+    const at = queue ? queue.findIndex((behind) => behind.res === res) : -1;
+    if (at !== -1) queue!.splice(at, 1);
   }
 
   private cutStalled(): void {

@@ -8,7 +8,9 @@ export type ShedReason =
   | 'deep_page'
   | 'list_render'
   | 'write_timeout'
-  | 'waiting_polls';
+  | 'waiting_polls'
+  | 'key_waiting_polls'
+  | 'poll_reads';
 
 export const SHED_COUNTER = Symbol('SHED_COUNTER');
 

@@ -13,8 +13,8 @@ import { THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants';
 import { Request, Response } from 'express';
 import { ApiKeyVerifier } from '../api-keys/api-key-verifier';
 import { RateLimitEnv } from '../config/rate-limit.env';
-import { RATE_LIMITED, TOO_MANY_IN_FLIGHT_FOR_KEY } from '../errors/error-texts';
-import { RETRY_AFTER_SECONDS_WHEN_BUSY } from '../errors/service-busy.exception';
+import { RATE_LIMITED } from '../errors/error-texts';
+import { retryAfterWhenBusy } from '../errors/service-busy.exception';
 import { InFlightRequests } from '../limits/in-flight-requests';
 import { routeFlag } from '../requests/route-flag';
 
@@ -85,9 +85,10 @@ export class RateLimitGuard extends ThrottlerGuard {
     // Within its budget, a key still has only so many requests answered at once.
     if (caller) {
       const response = context.switchToHttp().getResponse<Response>();
-      if (!this.inFlight.admitForKey(response, caller.keyId)) {
-        response.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_WHEN_BUSY));
-        throw new ThrottlerException(TOO_MANY_IN_FLIGHT_FOR_KEY);
+      const refusal = this.inFlight.admitForKey(response, caller.keyId);
+      if (refusal !== undefined) {
+        response.setHeader('Retry-After', String(retryAfterWhenBusy()));
+        throw new ThrottlerException(refusal);
       }
     }
     return true;

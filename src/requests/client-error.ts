@@ -144,14 +144,19 @@ export function refuseWithoutHost(req: IncomingMessage, res: ServerResponse): bo
   return true;
 }
 
-/** Answers `res` with a problem before routing, and closes its connection. */
+/**
+ * Answers `res` with a problem before routing, and closes its connection unless `keepOpen`
+ * (nothing of the request is left unread).
+ */
 export function sendProblem(
   res: ServerResponse,
   status: number,
   detail: string,
   requestId: string,
+  { keepOpen = false } = {},
 ) {
   const [headers, body] = problem(status, detail, requestId);
+  if (keepOpen) delete (headers as { Connection?: string }).Connection;
   res.writeHead(status, headers).end(body);
 }
 

@@ -74,7 +74,7 @@ describe('List Links: what a request costs', () => {
       title: 'Service Unavailable',
       detail: 'The service is busy; retry after the seconds in Retry-After',
     });
-    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.headers['retry-after']).toMatch(/^[1-4]$/);
     release();
     expect((await firstDone).status).toBe(200);
     await get().expect(200);

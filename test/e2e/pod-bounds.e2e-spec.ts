@@ -138,7 +138,7 @@ describe('A pod under abuse stays inside its limits', () => {
     // The renders' cap is held by the stalled ones until their cut: a clean 503, then a 200.
     let res = await fetchLinks(api.url, KEY_B);
     while (res.status === 503) {
-      expect(res.headers.get('retry-after')).toBe('1');
+      expect(res.headers.get('retry-after')).toMatch(/^[1-4]$/);
       await sleep(1000);
       res = await fetchLinks(api.url, KEY_B);
     }
