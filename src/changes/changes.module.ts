@@ -4,12 +4,12 @@ import { ChangesController } from './changes.controller';
 import { ChangesRepository } from './changes.repository';
 import { ChangesService } from './changes.service';
 import { SafePointLag } from './safe-point-lag';
-import { ChangeNotifications } from './change-notifications';
+import { ChangeWatcher } from './change-watcher';
 import { WaitingPolls } from './waiting-polls';
 
 @Module({
   imports: [DatabaseModule],
   controllers: [ChangesController],
-  providers: [ChangesRepository, ChangesService, SafePointLag, ChangeNotifications, WaitingPolls],
+  providers: [ChangesRepository, ChangesService, SafePointLag, ChangeWatcher, WaitingPolls],
 })
 export class ChangesModule {}

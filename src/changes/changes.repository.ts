@@ -7,10 +7,16 @@ import { STANDBY_AS_PRIMARY } from '../database/schema-access';
 import { isoMicros, printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { Position } from '../database/list-order';
-import { CoalescedRead, CoalescedReads } from '../database/coalesced-read';
+import { CoalescedRead, CoalescedReads, ReadGate } from '../database/coalesced-read';
 import { SafePointLag } from './safe-point-lag';
 
 export type Feed = 'links' | 'clients';
+
+/**
+ * The links whose rows changed, each with the latest stamp among its rows (printed micros); or
+ * every link, when they were not read one by one.
+ */
+export type ChangedLinks = ReadonlyMap<string, string> | 'all';
 
 /** How far the feeds may serve, and why: see docs/api.md "Change feeds" and "No gaps". */
 export const SAFE_POINT_MARGIN_MS = 100;
@@ -33,8 +39,7 @@ export const SAFE_POINT_QUERY = `
   SELECT ${printedTimestamp('p.at')} AS "safePoint",
          CASE WHEN isfinite(p.at) THEN extract(epoch FROM now() - p.at)::float8
               ELSE 'Infinity' END AS "lagSeconds",
-         pg_is_in_recovery() AS standby,
-         p.at < now() - ${SAFE_POINT_MARGIN} AS "isHeldBack"
+         pg_is_in_recovery() AS standby
   FROM (SELECT least(now(), oldest_writer_start()) - ${SAFE_POINT_MARGIN} AS at) AS p`;
 
 // The links columns are unqualified, which the alias `c` does not disturb.
@@ -66,28 +71,48 @@ export function changesQuery(
   return { text, params };
 }
 
+interface SafePoint {
+  safePoint: string;
+}
+
 /** The row each feed reads. */
 export interface FeedRows {
   links: LinkRow;
   clients: ClientRow;
 }
 
-/** A page's rows, and whether an open writer held its safe point back (else: now − margin). */
+/** A page's rows, and the safe point it was read up to (printed micros). */
 export interface FeedRead<F extends Feed> {
   rows: FeedRows[F][];
-  isHeldBack: boolean;
+  safePoint: string;
 }
 
-interface SafePoint {
-  safePoint: string;
-  isHeldBack: boolean;
+/** The most rows of one feed the watcher reads in one go; past it, every link may have changed. */
+export const MAX_TAIL_ROWS = 1000;
+
+/**
+ * The rows each feed stamped in [$1, $2), by link — a client's link, a link itself — and stamp,
+ * up to $3 rows a feed: index range scans on the feeds' indexes. A row's position is
+ * (updated_at, id) and ids are never empty, so a span of safe points covers whole positions.
+ */
+export const TAIL_QUERY = `
+  (SELECT 'links' AS feed, id AS link, ${printedTimestamp('updated_at')} AS at FROM links
+   WHERE updated_at >= $1::timestamptz AND updated_at < $2::timestamptz LIMIT $3::int)
+  UNION ALL
+  (SELECT 'clients', link_id, ${printedTimestamp('updated_at')} FROM clients
+   WHERE updated_at >= $1::timestamptz AND updated_at < $2::timestamptz LIMIT $3::int)`;
+
+/** How a page is read: before a safe point already read (else one is read first), behind a gate. */
+export interface PageOptions {
+  safePoint?: string;
+  gate?: ReadGate;
 }
 
 /**
- * The feeds' reads: the safe point, then a page before it, both on the primary. Reads asked at
- * about the same time are shared (CoalescedRead: never one that began before its caller asked),
- * the safe point by every page, a page by the requests for the same one: the polls one change
- * wakes together cost two statements, not two per poll.
+ * The feeds' reads, all on the primary: the safe point, a page before it, the links changed
+ * between two safe points. Reads asked at about the same time are shared (CoalescedRead: never
+ * one that began before its caller asked), the safe point by every page, a page by the requests
+ * for the same one: the polls one change wakes together cost one statement per position.
  */
 @Injectable()
 export class ChangesRepository {
@@ -102,17 +127,45 @@ export class ChangesRepository {
     private readonly lag: SafePointLag,
   ) {}
 
-  /** Up to `limit` + 1 rows after `after`, none at or past the safe point (read first). */
+  /** Up to `limit` + 1 rows after `after`, none at or past the safe point. */
   page<F extends Feed>(
     feed: F,
     after: Position,
     limit: number,
     linkId?: string,
+    { safePoint, gate }: PageOptions = {},
   ): Promise<FeedRead<F>> {
-    const key = JSON.stringify([feed, after.timestamp, after.id, limit, linkId ?? null]);
-    return this.pages.get(key, () => this.readPage(feed, after, limit, linkId)) as Promise<
-      FeedRead<F>
-    >;
+    const key = JSON.stringify([feed, after.timestamp, after.id, limit, linkId ?? null, safePoint]);
+    const read = () => this.readPage(feed, after, limit, linkId, safePoint);
+    return this.pages.get(key, read, gate) as Promise<FeedRead<F>>;
+  }
+
+  /** The safe point now (docs/api.md "Change feeds"), as printed micros. */
+  async safePoint(): Promise<string> {
+    return isoMicros((await this.safePoints.get()).safePoint);
+  }
+
+  /** The links changed in each feed in [from, to): `all` past MAX_TAIL_ROWS rows. */
+  async changedLinks(from: string, to: string): Promise<Record<Feed, ChangedLinks>> {
+    // Named `text`, as the SQL-safety spec requires of any SQL that is not a literal.
+    const text = TAIL_QUERY;
+    const rows = await this.database.query<{ feed: Feed; link: string; at: string }[]>(
+      text,
+      [from, to, MAX_TAIL_ROWS + 1],
+      { primary: true, prepared: true },
+    );
+    const changed = { links: new Map<string, string>(), clients: new Map<string, string>() };
+    const counts = { links: 0, clients: 0 };
+    for (const { feed, link, at } of rows) {
+      const stamp = isoMicros(at);
+      const latest = changed[feed].get(link);
+      if (latest === undefined || stamp > latest) changed[feed].set(link, stamp);
+      counts[feed]++;
+    }
+    return {
+      links: counts.links > MAX_TAIL_ROWS ? 'all' : changed.links,
+      clients: counts.clients > MAX_TAIL_ROWS ? 'all' : changed.clients,
+    };
   }
 
   private async readPage<F extends Feed>(
@@ -120,24 +173,25 @@ export class ChangesRepository {
     after: Position,
     limit: number,
     linkId?: string,
+    readUpTo?: string,
   ): Promise<FeedRead<F>> {
     // A link id with NUL matches nothing, and PostgreSQL would reject the query.
-    if (!isStorableText(linkId ?? '')) return { rows: [], isHeldBack: false };
-    const { safePoint, isHeldBack } = await this.safePoints.get();
-    const { text, params } = changesQuery(feed, after, isoMicros(safePoint), limit, linkId);
+    if (!isStorableText(linkId ?? '')) return { rows: [], safePoint: readUpTo ?? '-infinity' };
+    const safePoint = readUpTo ?? (await this.safePoint());
+    const { text, params } = changesQuery(feed, after, safePoint, limit, linkId);
     // The same index range scan whatever the position: prepared (DatabaseReader).
     const rows = await this.database.query<FeedRows[F][]>(text, params, {
       primary: true,
       prepared: true,
     });
-    return { rows, isHeldBack };
+    return { rows, safePoint };
   }
 
   private async readSafePoint(): Promise<SafePoint> {
     // Named `text`, as the SQL-safety spec requires of any SQL that is not a literal.
     const text = SAFE_POINT_QUERY;
     const [row] = await this.database.query<
-      { safePoint: string; lagSeconds: number; standby: boolean; isHeldBack: boolean }[]
+      { safePoint: string; lagSeconds: number; standby: boolean }[]
     >(text, [], { primary: true, prepared: true });
     if (row.standby) {
       if (!this.onStandby) this.logger.error(STANDBY_AS_PRIMARY);

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { isoMicros } from '../database/printed-timestamp';
 import { Position } from '../database/list-order';
 import { CursorCodec } from '../query/signed-cursor';
-import { ChangesRepository, Feed, FeedRows } from './changes.repository';
+import { ChangesRepository, Feed, FeedRows, PageOptions } from './changes.repository';
 import { clientChangesScope, linkChangesScope } from './dto/changes.query';
 import { WaitingPolls } from './waiting-polls';
 
@@ -45,7 +45,7 @@ export class ChangesService {
   /**
    * A page at once when rows are ready or no `wait` is asked; else the first page with rows
    * within `wait` seconds, or, without one, the empty page read first (the request's own
-   * cursor, like any caught-up poll).
+   * cursor, like any caught-up poll). A long poll's reads all pass its gate (WaitingPolls).
    */
   private async follow<F extends Feed>(
     feed: F,
@@ -53,12 +53,25 @@ export class ChangesService {
     request: FeedRequest,
     res: ServerResponse,
   ): Promise<ChangesPage<F>> {
-    const first = await this.page(feed, scope, request);
-    if (request.wait === undefined || first.page.rows.length > 0) return first.page;
-    const later = await this.waitingPolls.wait(feed, request.wait, res, async () => {
-      const { page, isHeldBack } = await this.page(feed, scope, request);
-      return { found: page.rows.length > 0 ? page : undefined, isHeldBack };
-    });
+    if (request.wait === undefined) return (await this.page(feed, scope, request)).page;
+    const gate = this.waitingPolls.gateFor(res);
+    const first = await this.page(feed, scope, request, { gate });
+    if (first.page.rows.length > 0) return first.page;
+    const links = request.linkId === undefined ? undefined : new Set([request.linkId]);
+    const later = await this.waitingPolls.wait(
+      feed,
+      links,
+      first.safePoint,
+      request.wait,
+      res,
+      async ({ safePoint }) => {
+        const read = await this.page(feed, scope, request, { safePoint, gate });
+        return {
+          found: read.page.rows.length > 0 ? read.page : undefined,
+          readUpTo: read.safePoint,
+        };
+      },
+    );
     return later ?? first.page;
   }
 
@@ -66,17 +79,18 @@ export class ChangesService {
     feed: F,
     scope: string,
     { limit, after = START, linkId }: FeedRequest,
-  ): Promise<{ page: ChangesPage<F>; isHeldBack: boolean }> {
-    const { rows: read, isHeldBack } = await this.repository.page(feed, after, limit, linkId);
-    const rows = read.slice(0, limit);
+    options?: PageOptions,
+  ): Promise<{ page: ChangesPage<F>; safePoint: string }> {
+    const read = await this.repository.page(feed, after, limit, linkId, options);
+    const rows = read.rows.slice(0, limit);
     const last = rows[rows.length - 1];
     // Never null: with no row, the request's own position (docs/api.md "Change feeds").
     const position = last ? { timestamp: isoMicros(last.updatedAt), id: last.id } : after;
     const meta = {
       limit,
       nextCursor: this.cursors.encode(position, scope),
-      hasMore: read.length > limit,
+      hasMore: read.rows.length > limit,
     };
-    return { page: { feed, rows, meta }, isHeldBack };
+    return { page: { feed, rows, meta }, safePoint: read.safePoint };
   }
 }

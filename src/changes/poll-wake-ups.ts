@@ -1,96 +1,71 @@
-import { SAFE_POINT_MARGIN_MS } from './changes.repository';
+import { ChangedLinks, Feed } from './changes.repository';
+import { concerns } from './recent-changes';
 
-/** Why a waiting poll reads again: a notified change, or a re-check without one. */
-export type WakeCause = 'notification' | 'interval';
+/** Why a waiting poll reads again: a change it may see, or a re-check while nothing watches. */
+export type WakeCause = 'change' | 'recheck';
+
+export interface WakeUp {
+  cause: WakeCause;
+  /** A safe point the change is before, to read up to; undefined: read one first. */
+  safePoint?: string;
+}
+
+/** The later of two wake-ups: what both need read. */
+function merged(earlier: WakeUp, later: WakeUp): WakeUp {
+  const cause = earlier.cause === 'change' ? 'change' : later.cause;
+  if (earlier.safePoint === undefined || later.safePoint === undefined) return { cause };
+  const safePoint = earlier.safePoint > later.safePoint ? earlier.safePoint : later.safePoint;
+  return { cause, safePoint };
+}
 
 /**
- * A notified change shows in the feed once the safe point has passed it: the margin after its
- * commit, unless an older writer holds the feed back.
- */
-const SETTLE_MS = SAFE_POINT_MARGIN_MS + 10;
-/** The re-check interval while notifications are off or down; the longest back-off. */
-export const RECHECK_MS = 1000;
-
-/**
- * When one waiting poll reads its feed again (docs/api.md "Change feeds"): once at the start,
- * for a change committed just before the poll began to wait; then after each notification of
- * its feed's table, once the safe point may have passed it; while an older writer holds the
- * feed back, again and again with back-off (the change may show once it commits); and every
- * RECHECK_MS while no notification can come. next() resolves undefined once end() is called.
+ * One waiting poll: which rows it follows (its feed; on the client feed, its link), how far it
+ * has read (a safe point), and the wake-ups told to it, kept while it reads so that none is
+ * lost. next() resolves with the next wake-up, or undefined once end() is called.
  */
 export class PollWakeUps {
-  private dueAt = Infinity;
-  private cause: WakeCause = 'interval';
-  /** When the latest notified change may show in the feed, and when the latest read began. */
-  private settlesAt = 0;
-  private readAt = 0;
-  private backOffMs = SETTLE_MS;
-  private timer?: NodeJS.Timeout;
-  private wake?: (cause: WakeCause | undefined) => void;
+  private pending?: WakeUp;
+  private wake?: (wakeUp: WakeUp | undefined) => void;
   private isEnded = false;
 
-  constructor(private readonly isListening: () => boolean) {
-    this.schedule(SETTLE_MS, 'interval');
+  constructor(
+    readonly feed: Feed,
+    readonly links: ReadonlySet<string> | undefined,
+    /** The safe point its latest read reached: rows stamped before it were read. */
+    public readUpTo: string,
+  ) {}
+
+  /** Wakes the poll when `changed` holds a row of its links it has not read. */
+  changed(changed: ChangedLinks, safePoint?: string): void {
+    if (!concerns(changed, this.readUpTo, this.links)) return;
+    const isRecheck = changed === 'all' && safePoint === undefined;
+    this.tell({ cause: isRecheck ? 'recheck' : 'change', safePoint });
   }
 
-  /** A change to the feed's table was notified (or may have been missed). */
-  notified(): void {
-    this.settlesAt = Date.now() + SETTLE_MS;
-    this.schedule(SETTLE_MS, 'notification');
-  }
-
-  /** A read found nothing; `isHeldBack`: an open writer held the safe point back. */
-  foundNothing(isHeldBack: boolean): void {
-    // A change notified too late for the read that just ran: read again once it may show.
-    if (this.settlesAt > this.readAt) {
-      this.schedule(Math.max(0, this.settlesAt - Date.now()), 'notification');
-    }
-    if (isHeldBack) {
-      this.backOffMs = Math.min(this.backOffMs * 2, RECHECK_MS);
-      this.schedule(this.backOffMs, 'interval');
+  tell(wakeUp: WakeUp): void {
+    if (this.isEnded) return;
+    const wake = this.wake;
+    if (wake) {
+      this.wake = undefined;
+      wake(wakeUp);
     } else {
-      this.backOffMs = SETTLE_MS;
+      this.pending = this.pending ? merged(this.pending, wakeUp) : wakeUp;
     }
-    if (!this.isListening()) this.schedule(RECHECK_MS, 'interval');
   }
 
-  /** Why to read next, once it is time; undefined once ended. */
-  next(): Promise<WakeCause | undefined> {
+  next(): Promise<WakeUp | undefined> {
     if (this.isEnded) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
-      this.wake = resolve;
-      this.arm();
-    });
+    const pending = this.pending;
+    if (pending) {
+      this.pending = undefined;
+      return Promise.resolve(pending);
+    }
+    return new Promise((resolve) => (this.wake = resolve));
   }
 
   end(): void {
     this.isEnded = true;
-    clearTimeout(this.timer);
     this.wake?.(undefined);
     this.wake = undefined;
-  }
-
-  /** Reads in `inMs` unless a read is due sooner. */
-  private schedule(inMs: number, cause: WakeCause): void {
-    const at = Date.now() + inMs;
-    if (at >= this.dueAt) return;
-    this.dueAt = at;
-    this.cause = cause;
-    if (this.wake) this.arm();
-  }
-
-  private arm(): void {
-    clearTimeout(this.timer);
-    if (this.dueAt === Infinity) return;
-    this.timer = setTimeout(
-      () => {
-        const wake = this.wake;
-        this.wake = undefined;
-        this.dueAt = Infinity;
-        this.readAt = Date.now();
-        wake?.(this.cause);
-      },
-      Math.max(0, this.dueAt - Date.now()),
-    );
   }
 }

@@ -1,48 +1,51 @@
 import { ServerResponse } from 'node:http';
 import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { Counter, Gauge, Registry } from 'prom-client';
+import { DatabaseEnv } from '../config/database.env';
 import { LimitsEnv } from '../config/limits.env';
 import { ShutdownState } from '../health/shutdown-state';
-import { ThrottlerException } from '@nestjs/throttler';
-import { TOO_MANY_WAITING_FOR_KEY } from '../errors/error-texts';
-import {
-  RETRY_AFTER_SECONDS_WHEN_BUSY,
-  ServiceBusyException,
-} from '../errors/service-busy.exception';
+import { ServiceBusyException } from '../errors/service-busy.exception';
+import { ReadGate } from '../database/coalesced-read';
+import { FairSlots } from '../limits/fair-slots';
 import { InFlightRequests } from '../limits/in-flight-requests';
 import { SHED_COUNTER } from '../limits/shed-counter';
-import { ChangeNotifications } from './change-notifications';
+import { ChangeWatcher } from './change-watcher';
 import { Feed } from './changes.repository';
-import { PollWakeUps, WakeCause } from './poll-wake-ups';
-
-/** A read of the feed while waiting: its answer when it found rows. */
-export type WaitingRead<T> = () => Promise<{ found?: T; isHeldBack: boolean }>;
+import { PollWakeUps, WakeUp } from './poll-wake-ups';
 
 /**
- * The long polls of the change feeds waiting on this pod (`wait`, docs/api.md "Change feeds"),
- * capped by MAX_WAITING_POLLS (a 503 past it) and MAX_WAITING_POLLS_PER_KEY (a 429). A waiting poll holds no database connection and
- * does not count against MAX_REQUESTS_IN_FLIGHT or MAX_REQUESTS_PER_KEY, except while it
- * reads. Each ends with rows, at its deadline, when its client leaves, or at once on SIGTERM.
+ * A read of the feed while waiting, up to the wake-up's safe point: its answer when it found
+ * rows, and the safe point it read up to.
+ */
+export type WaitingRead<T> = (wakeUp: WakeUp) => Promise<{ found?: T; readUpTo: string }>;
+
+/**
+ * The long polls of the change feeds waiting on this pod (`wait`, docs/api.md "Change feeds"):
+ * each is woken by the change watcher only for a change to its own feed and link, and reads
+ * through a gate of its own (MAX_CONCURRENT_POLL_READS, shared fairly between keys), so that
+ * however many polls one change wakes, their reads never take the database from ordinary
+ * requests. A waiting poll holds no database connection. Each ends with rows, at its deadline,
+ * when its client leaves, or at once on SIGTERM.
  */
 @Injectable()
 export class WaitingPolls implements BeforeApplicationShutdown {
-  private readonly waiting = new Map<PollWakeUps, Feed>();
-  private readonly perKey = new Map<string, number>();
-  private readonly max: number;
-  private readonly maxPerKey: number;
+  private readonly waiting = new Set<PollWakeUps>();
+  private readonly reads: FairSlots;
+  private readonly readWaitMs: number;
   private readonly wakeUps: Counter<'feed' | 'cause'>;
   private isClosed = false;
 
   constructor(
     limits: LimitsEnv,
-    private readonly notifications: ChangeNotifications,
+    database: DatabaseEnv,
+    private readonly watcher: ChangeWatcher,
     private readonly shutdown: ShutdownState,
     private readonly inFlight: InFlightRequests,
     registry: Registry,
     @Inject(SHED_COUNTER) private readonly shed: Counter<'reason'>,
   ) {
-    this.max = limits.MAX_WAITING_POLLS;
-    this.maxPerKey = limits.MAX_WAITING_POLLS_PER_KEY;
+    this.reads = new FairSlots(limits.MAX_CONCURRENT_POLL_READS, limits.MAX_WAITING_POLLS);
+    this.readWaitMs = database.DATABASE_TIMEOUT_MS;
     const waiting = this.waiting;
     new Gauge({
       name: 'change_feed_waiting_polls',
@@ -54,54 +57,58 @@ export class WaitingPolls implements BeforeApplicationShutdown {
     });
     this.wakeUps = new Counter({
       name: 'change_feed_wakeups_total',
-      help: 'Reads by waiting long polls, by feed and cause (a notified change, or a re-check)',
+      help: 'Reads by waiting long polls, by feed and cause (a change of theirs, or a re-check)',
       labelNames: ['feed', 'cause'],
       registers: [registry],
     });
-    notifications.subscribe((feed) => {
-      for (const [poll, of] of waiting) if (feed === undefined || feed === of) poll.notified();
+    watcher.subscribe(({ links, safePoint }) => {
+      for (const poll of waiting) poll.changed(links[poll.feed], safePoint);
     });
     shutdown.onShutdown(() => this.endAll());
   }
 
+  /** The gate a long poll's reads pass, in its key's turn. */
+  gateFor(res: ServerResponse): ReadGate {
+    const keyId = this.inFlight.keyOf(res) ?? '';
+    return () =>
+      this.reads.acquire(keyId, this.readWaitMs, () => {
+        this.shed.inc({ reason: 'poll_reads' });
+        return new ServiceBusyException('poll_reads');
+      });
+  }
+
   /**
-   * Reads `feed` each time it may have changed, until a read finds rows (its answer) or
-   * `seconds` pass, the client leaves or the pod shuts down (undefined).
+   * Reads `feed` (limited to `links`) each time it may have changed since `readUpTo`, until a
+   * read finds rows (its answer) or `seconds` pass, the client leaves or the pod shuts down
+   * (undefined).
    */
   async wait<T>(
     feed: Feed,
+    links: ReadonlySet<string> | undefined,
+    readUpTo: string,
     seconds: number,
     res: ServerResponse,
     read: WaitingRead<T>,
   ): Promise<T | undefined> {
     if (this.isClosing || res.closed) return undefined;
-    if (this.waiting.size >= this.max) {
-      this.shed.inc({ reason: 'waiting_polls' });
-      throw new ServiceBusyException('waiting_polls');
-    }
-    const keyId = this.inFlight.keyOf(res) ?? '';
-    const ofKey = this.perKey.get(keyId) ?? 0;
-    if (ofKey >= this.maxPerKey) {
-      this.shed.inc({ reason: 'key_waiting_polls' });
-      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS_WHEN_BUSY));
-      throw new ThrottlerException(TOO_MANY_WAITING_FOR_KEY);
-    }
-    this.perKey.set(keyId, ofKey + 1);
-    const poll = new PollWakeUps(() => this.notifications.isListening);
+    const poll = new PollWakeUps(feed, links, readUpTo);
     const end = () => poll.end();
     const deadline = setTimeout(end, seconds * 1000);
     res.once('close', end);
-    this.waiting.set(poll, feed);
-    this.inFlight.suspend(res);
+    this.waiting.add(poll);
+    this.watcher.setActive(true);
+    // What the watcher saw before this poll was listening, past what it read.
+    if (!this.watcher.isWatching) poll.tell({ cause: 'recheck' });
+    else if (this.watcher.hasChangedSince(readUpTo, feed, links)) {
+      poll.tell({ cause: 'change', safePoint: this.watcher.position });
+    }
     try {
-      let cause: WakeCause | undefined;
-      while ((cause = await poll.next())) {
-        this.wakeUps.inc({ feed, cause });
-        this.inFlight.resume(res);
-        const { found, isHeldBack } = await read();
+      let wakeUp: WakeUp | undefined;
+      while ((wakeUp = await poll.next())) {
+        this.wakeUps.inc({ feed, cause: wakeUp.cause });
+        const { found, readUpTo: reached } = await read(wakeUp);
         if (found !== undefined) return found;
-        this.inFlight.suspend(res);
-        poll.foundNothing(isHeldBack);
+        if (reached > poll.readUpTo) poll.readUpTo = reached;
       }
       // Answered for a shutdown: its client reconnects elsewhere (as ShutdownState does).
       if (this.isClosing && !res.headersSent) res.setHeader('Connection', 'close');
@@ -110,10 +117,7 @@ export class WaitingPolls implements BeforeApplicationShutdown {
       clearTimeout(deadline);
       res.removeListener('close', end);
       this.waiting.delete(poll);
-      const left = (this.perKey.get(keyId) ?? 1) - 1;
-      if (left > 0) this.perKey.set(keyId, left);
-      else this.perKey.delete(keyId);
-      this.inFlight.resume(res);
+      if (this.waiting.size === 0) this.watcher.setActive(false);
     }
   }
 
@@ -128,6 +132,6 @@ export class WaitingPolls implements BeforeApplicationShutdown {
 
   private endAll(): void {
     this.isClosed = true;
-    for (const poll of this.waiting.keys()) poll.end();
+    for (const poll of this.waiting) poll.end();
   }
 }

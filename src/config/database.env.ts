@@ -1,5 +1,5 @@
 import { Expose } from 'class-transformer';
-import { IsDefined, ValidateBy, ValidateIf } from 'class-validator';
+import { IsDefined, ValidateBy } from 'class-validator';
 import { sslModeProblem } from './database-tls';
 import { CommaList, ExactBoolean, ServiceUrl, WholeMilliseconds } from './env-decorators';
 
@@ -19,9 +19,6 @@ const UsableTls = (variable: string, each = false) =>
     },
     { each },
   );
-
-/** DATABASE_LISTEN_URL's value that turns the listener off. */
-export const LISTENER_OFF = 'off';
 
 /** The database: all the command-line tools need (docs/operations.md, Configuration). */
 export class DatabaseEnv {
@@ -45,19 +42,6 @@ export class DatabaseEnv {
   )
   @UsableTls('DATABASE_REPLICA_URLS', true)
   DATABASE_REPLICA_URLS: string[] = [];
-
-  // The one session that LISTENs for the change feeds' notifications (long polls): the
-  // database directly, as a transaction-mode pooler loses them. Unset: DATABASE_URL; `off`:
-  // no listener, waiting polls re-check on an interval.
-  @Expose()
-  @ValidateIf(
-    ({ DATABASE_LISTEN_URL: url }: DatabaseEnv) => url !== undefined && url !== LISTENER_OFF,
-  )
-  @ServiceUrl(POSTGRES, `DATABASE_LISTEN_URL must be off or a postgres:// URL, ${ENCODED}`, {
-    noHost: true,
-  })
-  @UsableTls('DATABASE_LISTEN_URL')
-  DATABASE_LISTEN_URL?: string;
 
   // false behind a transaction-mode pooler that cannot keep prepared statements (PgBouncer
   // before 1.21): every query then runs unnamed.

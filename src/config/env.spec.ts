@@ -53,6 +53,7 @@ describe('validateEnv', () => {
       MAX_REQUESTS_PER_KEY: 32,
       MAX_WAITING_POLLS: 1000,
       MAX_WAITING_POLLS_PER_KEY: 100,
+      MAX_CONCURRENT_POLL_READS: 4,
       MAX_CONCURRENT_COUNTS: 4,
       MAX_CONCURRENT_DEEP_PAGES: 2,
       MAX_CONCURRENT_LIST_RENDERS: 2,
@@ -77,7 +78,6 @@ describe('validateEnv', () => {
       REDIS_KEY_PREFIX: 'x:',
       CORS_ORIGINS: 'https://a.example, http://localhost:8080',
       DATABASE_REPLICA_URLS: 'postgres://r1/db, postgres://r2/db',
-      DATABASE_LISTEN_URL: 'postgres://direct/db',
       DATABASE_PREPARED_STATEMENTS: 'false',
       DATABASE_ALLOW_UNVERIFIED: 'true',
       LOG_LEVEL: 'debug',
@@ -91,6 +91,7 @@ describe('validateEnv', () => {
       MAX_REQUESTS_PER_KEY: '3',
       MAX_WAITING_POLLS: '7',
       MAX_WAITING_POLLS_PER_KEY: '5',
+      MAX_CONCURRENT_POLL_READS: '2',
       MAX_CONCURRENT_COUNTS: '1',
       MAX_CONCURRENT_DEEP_PAGES: '1',
       MAX_CONCURRENT_LIST_RENDERS: '1',
@@ -115,7 +116,6 @@ describe('validateEnv', () => {
       REDIS_KEY_PREFIX: 'x:',
       CORS_ORIGINS: ['https://a.example', 'http://localhost:8080'],
       DATABASE_REPLICA_URLS: ['postgres://r1/db', 'postgres://r2/db'],
-      DATABASE_LISTEN_URL: 'postgres://direct/db',
       DATABASE_PREPARED_STATEMENTS: false,
       DATABASE_ALLOW_UNVERIFIED: true,
       LOG_LEVEL: 'debug',
@@ -129,6 +129,7 @@ describe('validateEnv', () => {
       MAX_REQUESTS_PER_KEY: 3,
       MAX_WAITING_POLLS: 7,
       MAX_WAITING_POLLS_PER_KEY: 5,
+      MAX_CONCURRENT_POLL_READS: 2,
       MAX_CONCURRENT_COUNTS: 1,
       MAX_CONCURRENT_DEEP_PAGES: 1,
       MAX_CONCURRENT_LIST_RENDERS: 1,
@@ -240,12 +241,6 @@ describe('validateEnv', () => {
       'postgres://r1/db?sslmode=verify-full,postgres://r2/db?sslmode=verify-ca',
       'DATABASE_REPLICA_URLS: sslmode=verify-ca needs sslrootcert=<CA file>',
     ],
-    ['DATABASE_LISTEN_URL', 'none', 'DATABASE_LISTEN_URL must be off or a postgres:// URL'],
-    [
-      'DATABASE_LISTEN_URL',
-      'postgres://h/db?sslmode=verify-ca',
-      'DATABASE_LISTEN_URL: sslmode=verify-ca needs sslrootcert=<CA file>',
-    ],
     ['MAX_WAITING_POLLS', '0', 'MAX_WAITING_POLLS must be a whole number of requests, 1 or more'],
     ['LOG_FORMAT', 'text', 'LOG_FORMAT must be one of json, pretty'],
     ['DATABASE_PREPARED_STATEMENTS', 'no', 'DATABASE_PREPARED_STATEMENTS must be true or false'],
@@ -255,10 +250,6 @@ describe('validateEnv', () => {
     ['SHUTDOWN_TIMEOUT_MS', '0', milliseconds('SHUTDOWN_TIMEOUT_MS', 1)],
   ])('rejects %s=%j', (name, value, message) => {
     expect(() => validateEnv({ ...VALID, [name]: value })).toThrow(message);
-  });
-
-  it('turns the change feeds listener off with DATABASE_LISTEN_URL=off', () => {
-    expect(validateEnv({ ...VALID, DATABASE_LISTEN_URL: 'off' }).DATABASE_LISTEN_URL).toBe('off');
   });
 
   it('accepts URLs whose user and password are percent-encoded, and sockets', () => {

@@ -26,19 +26,6 @@ describe('unverifiedDatabaseProblems (the production start)', () => {
     ).toEqual([refused('DATABASE_URL'), refused('DATABASE_REPLICA_URLS')]);
   });
 
-  it('checks the change feeds listener URL too, unless it is off', () => {
-    const verified = 'postgres://db.example/app?sslmode=verify-full';
-    expect(
-      unverifiedDatabaseProblems({
-        DATABASE_URL: verified,
-        DATABASE_LISTEN_URL: 'postgres://direct.example/app',
-      }),
-    ).toEqual([refused('DATABASE_LISTEN_URL')]);
-    expect(
-      unverifiedDatabaseProblems({ DATABASE_URL: verified, DATABASE_LISTEN_URL: 'off' }),
-    ).toEqual([]);
-  });
-
   it.each([
     'postgres://api:secret@db.example/app?sslmode=verify-full',
     'postgres://api@db.example/app?sslrootcert=/ca.pem&sslmode=verify-full',

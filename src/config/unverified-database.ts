@@ -10,7 +10,6 @@ export function unverifiedDatabaseProblems(env: Record<string, string | undefine
   if (env.DATABASE_ALLOW_UNVERIFIED === 'true') return [];
   const urls = [
     { variable: 'DATABASE_URL', url: env.DATABASE_URL ?? '' },
-    { variable: 'DATABASE_LISTEN_URL', url: env.DATABASE_LISTEN_URL ?? '' },
     ...splitList(env.DATABASE_REPLICA_URLS ?? '').map((url) => ({
       variable: 'DATABASE_REPLICA_URLS',
       url,

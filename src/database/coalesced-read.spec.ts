@@ -61,6 +61,54 @@ describe('CoalescedRead', () => {
   });
 });
 
+describe('CoalescedRead behind a gate', () => {
+  /** A gate the test opens; counts the slots given back. */
+  function heldGate() {
+    const opens: (() => void)[] = [];
+    let released = 0;
+    const gate = () =>
+      new Promise<() => void>((resolve) => opens.push(() => resolve(() => released++)));
+    return { gate, open: () => opens.shift()?.(), released: () => released };
+  }
+
+  it('lets callers join a read still waiting at its gate, and gives its slot back when done', async () => {
+    const reads = heldReads();
+    const gate = heldGate();
+    const shared = new CoalescedRead(reads.read, gate.gate);
+    const callers = [shared.get(), shared.get(), shared.get()];
+    expect(reads.started()).toBe(0);
+    gate.open();
+    await tick();
+    expect(reads.started()).toBe(1);
+    // Asked once the read began: the next one, which waits at the gate again.
+    const later = shared.get();
+    reads.finish();
+    await expect(Promise.all(callers)).resolves.toEqual([1, 1, 1]);
+    expect(gate.released()).toBe(1);
+    await tick();
+    gate.open();
+    await tick();
+    reads.finish();
+    await expect(later).resolves.toBe(2);
+    expect(gate.released()).toBe(2);
+  });
+
+  it('fails its callers when the gate refuses, and starts anew for the next caller', async () => {
+    const reads = heldReads();
+    let refuse = true;
+    const gate = () =>
+      refuse ? Promise.reject(new Error('busy')) : Promise.resolve(() => undefined);
+    const shared = new CoalescedRead(reads.read, gate);
+    await expect(Promise.all([shared.get(), shared.get()])).rejects.toThrow('busy');
+    expect(reads.started()).toBe(0);
+    refuse = false;
+    const next = shared.get();
+    await tick();
+    reads.finish();
+    await expect(next).resolves.toBe(1);
+  });
+});
+
 describe('CoalescedReads', () => {
   it('shares reads between callers of one key, never across keys', async () => {
     const a = heldReads();

@@ -8,6 +8,7 @@ import { ReadWritersPrivately1767657600000 } from './migrations/1767657600000-Re
 import { WaitForTableWritersOnly1767744000000 } from './migrations/1767744000000-WaitForTableWritersOnly';
 import { WaitForOwnTableWriters1767830400000 } from './migrations/1767830400000-WaitForOwnTableWriters';
 import { NotifyFeedChanges1767916800000 } from './migrations/1767916800000-NotifyFeedChanges';
+import { StopNotifyingFeedChanges1768003200000 } from './migrations/1768003200000-StopNotifyingFeedChanges';
 import { withLibpqSslMode } from './ssl-mode';
 
 export interface DatabaseSettings {
@@ -50,6 +51,7 @@ export function dataSourceOptions({
       WaitForTableWritersOnly1767744000000,
       WaitForOwnTableWriters1767830400000,
       NotifyFeedChanges1767916800000,
+      StopNotifyingFeedChanges1768003200000,
     ],
     // Each migration in its own transaction, or none where it builds indexes concurrently.
     migrationsTransactionMode: 'each',

@@ -7,7 +7,7 @@ import request from 'supertest';
 import { parseAllDocuments, parse } from 'yaml';
 import { validateEnvSections } from '../../src/config/env';
 import { HttpEnv } from '../../src/config/http.env';
-import { SECRET_VARIABLES as SECRET_FILE_VARIABLES } from '../../src/config/secret-files';
+import { SECRET_VARIABLES as READ_FROM_FILES } from '../../src/config/secret-files';
 import { createTestApp } from '../support/create-app';
 import { describeWith, programPath } from '../support/optional-program';
 
@@ -18,12 +18,6 @@ const SECRET_VARIABLES = [
   'CURSOR_SECRET',
   'CURSOR_SECRET_PREVIOUS',
 ];
-
-// Every secret variable the app reads as a file (src/config/secret-files.ts).
-// DATABASE_LISTEN_URL defaults to DATABASE_URL, right for these manifests' direct connection;
-// behind PgBouncer an operator adds its key and variable (docs/operations.md, PgBouncer), so a
-// Secret made for an earlier release still starts this one.
-const READ_FROM_FILES = SECRET_FILE_VARIABLES.filter((name) => name !== 'DATABASE_LISTEN_URL');
 
 /** What in rendered manifests would be a credential (none may be: the operator owns them). */
 function credentialsIn(text: string, objects: unknown[]): string[] {

@@ -1,6 +1,5 @@
 import { Pool } from 'pg';
-import { ChangeNotifications } from '../../src/changes/change-notifications';
-import { DatabasePools } from '../../src/database/pools';
+import { SAFE_POINT_QUERY, TAIL_QUERY } from '../../src/changes/changes.repository';
 import { DatabaseReader } from '../../src/database/database-reader';
 import { ShutdownState } from '../../src/health/shutdown-state';
 import { TOO_MANY_WAITING_FOR_KEY } from '../../src/errors/error-texts';
@@ -14,11 +13,16 @@ import {
   pause,
   startApp,
   waitingPolls,
+  watcherPastEveryChange,
 } from '../support/long-polls';
-import { freePort } from '../../src/dev/free-port';
+import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
 
 const BUSY = 'The service is busy; retry after the seconds in Retry-After';
+// The change watcher's own statements: every other one is a request's.
+const WATCHING = [SAFE_POINT_QUERY, TAIL_QUERY];
+const readsOf = (queries: jest.SpyInstance) =>
+  queries.mock.calls.filter(([text]) => !WATCHING.includes(text as string));
 
 // docs/api.md "Change feeds": `wait` holds a caught-up poll until a change is served.
 describe('Long polling of the change feeds', () => {
@@ -63,41 +67,58 @@ describe('Long polling of the change feeds', () => {
     });
 
     it('takes decimal digits, as limit does (01 is 1), and answers at once when rows are ready', async () => {
+      const wakeUps = await metric(t, 'change_feed_wakeups_total');
       for (const wait of ['1', '01', '25']) {
         const res = await get(`/api/data/changes/clients?wait=${wait}`);
         expect(res.status).toBe(200);
         expect(res.body.data.map((row) => row.id)).toEqual(['client-1']);
-        expect(res.ms).toBeLessThan(500);
       }
+      // Answered by the first read: none of them waited.
+      expect(await metric(t, 'change_feed_wakeups_total')).toBe(wakeUps);
     });
   });
 
-  it('answers a waiting poll with the change soon after its commit', async () => {
-    const cursor = await caughtUp(get, 'clients');
-    const latencies: number[] = [];
+  it('answers a waiting poll with the change, woken once by the watcher', async () => {
     for (let round = 0; round < 3; round++) {
-      const from = round === 0 ? cursor : await caughtUp(get, 'clients');
-      const answer = get(feedPath('clients', from, 'wait=20'));
+      const cursor = await caughtUp(get, 'clients');
+      const wakeUps = await metric(t, 'change_feed_wakeups_total');
+      const answer = get(feedPath('clients', cursor, 'wait=20'));
       await waitingPolls(t, 1);
       await pause(300);
-      const committedAt = performance.now();
       await insertClient();
       const res = await answer;
-      latencies.push(performance.now() - committedAt);
       expect(res.status).toBe(200);
       expect(res.body.data.map((row) => row.id)).toEqual([`client-${inserted}`]);
       expect(res.body.meta.hasMore).toBe(false);
+      // Told of its change, not its deadline (20 s): one read, for the change.
+      expect(res.ms).toBeLessThan(15_000);
+      expect(await metric(t, 'change_feed_wakeups_total')).toBe(wakeUps + 1);
+      expect(await metric(t, 'change_feed_wakeups_total', { cause: 'change' })).toBeGreaterThan(0);
     }
-    // The safe point's margin (100 ms), then one read.
-    expect(Math.max(...latencies)).toBeLessThan(700);
-    expect(await metric(t, 'change_feed_wakeups_total', { cause: 'notification' })).toBeGreaterThan(
-      0,
-    );
+  });
+
+  it('wakes a poll filtered on a link only for a change of that link', async () => {
+    const cursor = await caughtUp(get, 'clients', '&linkId=link-b');
+    const answer = get(feedPath('clients', cursor, 'wait=20&linkId=link-b'));
+    await waitingPolls(t, 1);
+    const wakeUps = await metric(t, 'change_feed_wakeups_total');
+    const queries = jest.spyOn(t.app.get(DatabaseReader), 'query');
+    // Changes of another link, seen by the watcher: not this poll's.
+    for (let n = 0; n < 3; n++) await insertClient('link-a');
+    await watcherPastEveryChange(t);
+    expect(await metric(t, 'change_feed_wakeups_total')).toBe(wakeUps);
+    expect(readsOf(queries)).toEqual([]);
+    await insertClient('link-b');
+    const res = await answer;
+    expect(res.body.data.map((row) => row.id)).toEqual([`client-${inserted}`]);
+    expect(await metric(t, 'change_feed_wakeups_total')).toBe(wakeUps + 1);
+    expect(readsOf(queries)).toHaveLength(1);
+    queries.mockRestore();
   });
 
   it('wakes no one for a rolled-back write: the poll ends at its deadline with its own cursor', async () => {
     const cursor = await caughtUp(get, 'clients');
-    const wakeUps = await metric(t, 'change_feed_wakeups_total', { cause: 'notification' });
+    const wakeUps = await metric(t, 'change_feed_wakeups_total');
     const answer = get(feedPath('clients', cursor, 'wait=2'));
     await waitingPolls(t, 1);
     const writer = await writers.connect();
@@ -110,18 +131,19 @@ describe('Long polling of the change feeds', () => {
     const res = await answer;
     expect(res.status).toBe(200);
     expect(res.body).toEqual(emptyPage(cursor));
+    // Its deadline is the behaviour: not before it.
     expect(res.ms).toBeGreaterThanOrEqual(1990);
-    expect(res.ms).toBeLessThan(3000);
-    expect(await metric(t, 'change_feed_wakeups_total', { cause: 'notification' })).toBe(wakeUps);
+    expect(await metric(t, 'change_feed_wakeups_total')).toBe(wakeUps);
   });
 
   it('wakes a links poll for a link change, not for a client change', async () => {
     const cursor = await caughtUp(get, 'links');
     const answer = get(feedPath('links', cursor, 'wait=10'));
     await waitingPolls(t, 1);
+    const wakeUps = await metric(t, 'change_feed_wakeups_total');
     await insertClient();
-    await pause(500);
-    expect(await metric(t, 'change_feed_waiting_polls')).toBe(1);
+    await watcherPastEveryChange(t);
+    expect(await metric(t, 'change_feed_wakeups_total')).toBe(wakeUps);
     await writers.query(`UPDATE links SET created_at = created_at WHERE id = 'link-b'`);
     const res = await answer;
     expect(res.body.data.map((row) => row.id)).toEqual(['link-b']);
@@ -134,46 +156,38 @@ describe('Long polling of the change feeds', () => {
     await older.query(`UPDATE links SET created_at = created_at WHERE id = 'link-a'`);
     const answer = get(feedPath('clients', cursor, 'wait=20'));
     await waitingPolls(t, 1);
-    // Committed, notified, but behind the older writer's start: not served yet.
+    // Committed, but behind the older writer's start: not served yet.
     await writers.query(
       `INSERT INTO clients (id, link_id, status) VALUES ('held', 'link-a', 'new')`,
     );
     await pause(1500);
     expect(await metric(t, 'change_feed_waiting_polls')).toBe(1);
+    expect(await metric(t, 'change_feed_safe_point_lag_seconds')).toBeGreaterThan(1);
     await older.query('COMMIT');
     older.release();
     const res = await answer;
     expect(res.body.data.map((row) => row.id)).toEqual(['held']);
   });
 
-  it('holds 50 waiting polls without a database connection, over the per-key cap, and wakes them all', async () => {
+  it('holds 50 waiting polls, over the per-key cap, that read nothing until their change, then share one read', async () => {
     const cursor = await caughtUp(get, 'clients');
-    // One key, past MAX_REQUESTS_PER_KEY (32): waiting polls do not count against it. Sent in
-    // two batches, each under the cap, because each poll's first read does count.
-    const poll = () => get(feedPath('clients', cursor, 'wait=20'));
-    const answers = Array.from({ length: 25 }, poll);
-    await waitingPolls(t, 25);
-    answers.push(...Array.from({ length: 25 }, poll));
+    // One key, past MAX_REQUESTS_PER_KEY (32): long polls count apart.
+    const answers = Array.from({ length: 50 }, () => get(feedPath('clients', cursor, 'wait=20')));
     await waitingPolls(t, 50);
-    // Past the first re-check (the safe point's margin after each began to wait).
-    await pause(400);
-    const pool = t.app.get(DatabasePools).primary!;
-    expect(pool.totalCount - pool.idleCount).toBe(0);
-    const busy = await t.dataSource.query(
-      `SELECT state, query FROM pg_stat_activity
-       WHERE datname = current_database() AND application_name = 'links-clients-api'
-         AND state <> 'idle' AND pid <> pg_backend_pid()`,
-    );
-    expect(busy).toEqual([]);
-    await get('/api/data/links').then((res) => expect(res.status).toBe(200));
     const queries = jest.spyOn(t.app.get(DatabaseReader), 'query');
+    await pause(1000);
+    // Waiting, they read nothing: the watcher alone reads, the same for one poll or fifty.
+    expect(readsOf(queries)).toEqual([]);
+    expect(queries.mock.calls.length).toBeLessThanOrEqual(2 * 15);
+    await get('/api/data/links').then((res) => expect(res.status).toBe(200));
+    queries.mockClear();
     await insertClient();
     for (const res of await Promise.all(answers)) {
       expect(res.status).toBe(200);
       expect(res.body.data.map((row) => row.id)).toEqual([`client-${inserted}`]);
     }
-    // Woken together, they shared their reads: a few statements, not two per poll.
-    expect(queries.mock.calls.length).toBeLessThanOrEqual(10);
+    // Woken together, at one position: one page read for the fifty.
+    expect(readsOf(queries)).toHaveLength(1);
     queries.mockRestore();
   });
 
@@ -181,17 +195,17 @@ describe('Long polling of the change feeds', () => {
     const cursor = await caughtUp(get, 'clients');
     const answers = [1, 2, 3].map(() => get(feedPath('clients', cursor, 'wait=20&limit=5')));
     await waitingPolls(t, 3);
-    const signalledAt = performance.now();
     t.app.get(ShutdownState).begin();
+    // Long before their deadline (20 s): at the signal.
     for (const res of await Promise.all(answers)) {
       expect(res.status).toBe(200);
       expect(res.body).toEqual(emptyPage(cursor, 5));
+      expect(res.ms).toBeLessThan(10_000);
     }
-    expect(performance.now() - signalledAt).toBeLessThan(200);
     // While draining, a poll with wait is answered at once.
     const late = await get(feedPath('clients', cursor, 'wait=20'));
     expect(late.body).toEqual(emptyPage(cursor));
-    expect(late.ms).toBeLessThan(500);
+    expect(late.ms).toBeLessThan(10_000);
   });
 });
 
@@ -206,18 +220,14 @@ describe('Long polling past the cap of waiting polls', () => {
   });
   afterAll(() => t.close());
 
-  it('answers 503 with Retry-After past MAX_WAITING_POLLS; the waiting ones take no request slot', async () => {
+  it('answers 503 with Retry-After past MAX_WAITING_POLLS; the polls take no request slot', async () => {
     const cursor = await caughtUp(get, 'links');
-    // One after the other: arriving together, the second would meet the key's cap of 1.
-    const first = get(feedPath('links', cursor, 'wait=3'));
-    await waitingPolls(t, 1);
-    const two = [first, get(feedPath('links', cursor, 'wait=3'))];
+    const two = [1, 2].map(() => get(feedPath('links', cursor, 'wait=3')));
     await waitingPolls(t, 2);
-    // Past the second one's first read (the margin after it began to wait), which counts.
-    await pause(300);
     const third = await get(feedPath('links', cursor, 'wait=3'));
     expect(third.status).toBe(503);
-    expect(third.headers.get('retry-after')).toBe('1');
+    expect(third.headers.get('retry-after')).toMatch(/^[1-4]$/);
+    expect(third.headers.get('connection')).not.toBe('close');
     expect(third.body.detail).toBe(BUSY);
     expect(await metric(t, 'http_requests_shed_total', { reason: 'waiting_polls' })).toBe(1);
     // MAX_REQUESTS_IN_FLIGHT 2 and MAX_REQUESTS_PER_KEY 1 are not taken by the two waiting.
@@ -242,7 +252,7 @@ describe('Long polling: the waiting polls of one key', () => {
     await waitingPolls(t, 1);
     const second = await get(feedPath('links', cursor, 'wait=2'));
     expect(second.status).toBe(429);
-    expect(second.headers.get('retry-after')).toBe('1');
+    expect(second.headers.get('retry-after')).toMatch(/^[1-4]$/);
     expect(second.body.detail).toBe(TOO_MANY_WAITING_FOR_KEY);
     expect(await metric(t, 'http_requests_shed_total', { reason: 'key_waiting_polls' })).toBe(1);
     const other = get(feedPath('links', cursor, 'wait=2'), {
@@ -256,73 +266,43 @@ describe('Long polling: the waiting polls of one key', () => {
   });
 });
 
-describe('Long polling without notifications: re-checks on an interval', () => {
+describe('Long polling when the database stops answering the watcher', () => {
+  const proxy = new TcpProxy('127.0.0.1', Number(new URL(process.env.DATABASE_URL!).port || 5432));
   let t: TestApp;
   let get: (path: string) => Promise<Answer>;
 
   beforeAll(async () => {
-    // Nothing listens on this port: the listener never comes up.
-    const closed = await freePort();
+    await proxy.up();
+    const url = new URL(process.env.DATABASE_URL!);
+    url.host = `127.0.0.1:${proxy.port}`;
     ({ t, get } = await startApp({
-      env: { DATABASE_LISTEN_URL: `postgres://postgres@127.0.0.1:${closed}/none` },
+      env: { DATABASE_TIMEOUT_MS: '1000' },
+      appDatabaseUrl: url.toString(),
     }));
     await t.dataSource.query(`INSERT INTO links (id) VALUES ('link-a')`);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await proxy.down();
+  });
 
-  it('answers a change within the re-check interval while the listener is down', async () => {
-    expect(await metric(t, 'change_feed_listener_up')).toBe(0);
+  it('says so within seconds of a silent connection, and wakes waiting polls again once it answers', async () => {
+    expect(await metric(t, 'change_feed_watcher_up')).toBe(1);
     const cursor = await caughtUp(get, 'links');
-    const answer = get(feedPath('links', cursor, 'wait=10'));
+    // Silent, not closed: a network that drops the packets of open connections.
+    proxy.silent = true;
+    await waitFor(async () => (await metric(t, 'change_feed_watcher_up')) === 0, {
+      what: 'the watcher down',
+    });
+    proxy.silent = false;
+    await waitFor(async () => (await metric(t, 'change_feed_watcher_up')) === 1, {
+      what: 'the watcher back',
+    });
+    const answer = get(feedPath('links', cursor, 'wait=20'));
     await waitingPolls(t, 1);
-    await pause(1200);
-    const committedAt = performance.now();
     await t.dataSource.query(`UPDATE links SET created_at = created_at WHERE id = 'link-a'`);
     const res = await answer;
     expect(res.body.data.map((row) => row.id)).toEqual(['link-a']);
-    // Late, by up to an interval (1 s) and the margin, never wrong.
-    expect(performance.now() - committedAt).toBeLessThan(1600);
-    expect(await metric(t, 'change_feed_wakeups_total', { cause: 'notification' })).toBe(0);
-  });
-});
-
-describe('Long polling when the listener is cut', () => {
-  let t: TestApp;
-  let get: (path: string) => Promise<Answer>;
-
-  beforeAll(async () => {
-    ({ t, get } = await startApp());
-    await t.dataSource.query(`INSERT INTO links (id) VALUES ('link-a')`);
-  });
-  afterAll(() => t.close());
-
-  const terminateListener = () =>
-    t.dataSource.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-       WHERE datname = current_database() AND application_name = 'links-clients-api-listener'`,
-    );
-
-  it('reconnects, and waiting polls are answered meanwhile and after', async () => {
-    expect(t.app.get(ChangeNotifications).isListening).toBe(true);
-    const cursor = await caughtUp(get, 'links');
-    const answer = get(feedPath('links', cursor, 'wait=10'));
-    await waitingPolls(t, 1);
-    await terminateListener();
-    await waitFor(async () => (await metric(t, 'change_feed_listener_up')) === 0, {
-      what: 'the listener down',
-    });
-    await t.dataSource.query(`UPDATE links SET created_at = created_at WHERE id = 'link-a'`);
-    expect((await answer).body.data.map((row) => row.id)).toEqual(['link-a']);
-
-    await waitFor(() => t.app.get(ChangeNotifications).isListening, { what: 'the listener back' });
-    expect(await metric(t, 'change_feed_listener_up')).toBe(1);
-    const next = await caughtUp(get, 'links');
-    const later = get(feedPath('links', next, 'wait=10'));
-    await waitingPolls(t, 1);
-    await pause(1500);
-    const committedAt = performance.now();
-    await t.dataSource.query(`UPDATE links SET created_at = created_at WHERE id = 'link-a'`);
-    expect((await later).body.data.map((row) => row.id)).toEqual(['link-a']);
-    expect(performance.now() - committedAt).toBeLessThan(700);
+    expect(res.ms).toBeLessThan(15_000);
   });
 });

@@ -1,5 +1,7 @@
 import { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
+import { ChangeWatcher } from '../../src/changes/change-watcher';
+import { isoMicros, printedTimestamp } from '../../src/database/printed-timestamp';
 import { createTestApp, TestApp, TestAppOptions } from './create-app';
 import { waitFor } from './wait-for';
 
@@ -46,10 +48,12 @@ export const feedPath = (feed: string, cursor: string, query: string) =>
 export async function caughtUp(
   get: (path: string) => Promise<Answer>,
   feed: string,
+  filter = '',
 ): Promise<string> {
   await pause(150);
-  let res = await get(`/api/data/changes/${feed}?limit=1000`);
-  while (res.body.meta.hasMore) res = await get(feedPath(feed, res.body.meta.nextCursor, ''));
+  let res = await get(`/api/data/changes/${feed}?limit=1000${filter}`);
+  while (res.body.meta.hasMore)
+    res = await get(feedPath(feed, res.body.meta.nextCursor, filter.replace(/^&/, '')));
   return res.body.meta.nextCursor;
 }
 
@@ -70,3 +74,15 @@ export const emptyPage = (cursor: string, limit = 100) => ({
   data: [],
   meta: { limit, nextCursor: cursor, hasMore: false },
 });
+
+/** Waits until the app's change watcher has read past every row written so far. */
+export async function watcherPastEveryChange(t: TestApp): Promise<void> {
+  const [{ latest }] = (await t.dataSource.query(
+    `SELECT ${printedTimestamp('max(updated_at)')} AS latest
+     FROM (SELECT updated_at FROM links UNION ALL SELECT updated_at FROM clients) AS rows`,
+  )) as { latest: string }[];
+  const watcher = t.app.get(ChangeWatcher);
+  await waitFor(() => (watcher.position ?? '') > isoMicros(latest), {
+    what: 'the change watcher past every change',
+  });
+}
