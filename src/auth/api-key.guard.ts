@@ -6,6 +6,7 @@ import { ApiCaller } from '../api-keys/api-key-verifier';
 import { bearerKeyOf, hasRepeatedAuthorization } from '../api-keys/bearer-key';
 import { headerOnly, HeaderOnlyRequest } from './header-only-request';
 import { IS_PUBLIC } from './public.decorator';
+import { CALLER_LOCAL } from './caller.decorator';
 import { API_KEY_REQUIRED, AUTHORIZATION_REPEATED } from '../errors/error-texts';
 import { routeFlag } from '../requests/route-flag';
 
@@ -47,8 +48,9 @@ export class ApiKeyGuard extends AuthGuard('bearer') {
     const http = context.switchToHttp();
     const response = http.getResponse<Response>();
     if (caller) {
-      // For the access log, which names the key by its id.
+      // For the access log, which names the key by its id, and the routes (@Caller).
       response.locals.apiKeyId = caller.keyId;
+      response.locals[CALLER_LOCAL] = caller;
       return caller;
     }
     const keyWasSent = bearerKeyOf(http.getRequest<Request>()) !== undefined;

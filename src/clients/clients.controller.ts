@@ -17,6 +17,8 @@ import { ReadOnlyController } from '../requests/read-only.controller';
 import { StrictQueryPipe } from '../query/strict-query.pipe';
 import { renderClient, renderClientsPage } from './client.renderer';
 import { ClientsService } from './clients.service';
+import { ApiCaller } from '../api-keys/api-key-verifier';
+import { Caller } from '../auth/caller.decorator';
 import { ClientResponse } from './dto/client.response';
 import { CLIENT_EXAMPLE, CLIENTS_PAGE_EXAMPLES } from './dto/clients.examples';
 import { ClientsCursorPageResponse, ClientsPageResponse } from './dto/clients-page.response';
@@ -55,8 +57,11 @@ export class ClientsController extends ReadOnlyController() {
     badQuery: [LIMIT_OUT_OF_RANGE, unknownParameter('stauts')],
   })
   @Header('Content-Type', 'application/json; charset=utf-8')
-  async list(@Query(StrictQueryPipe) query: ListClientsQuery): Promise<string> {
-    return renderClientsPage(await this.clientsService.list(query));
+  async list(
+    @Query(StrictQueryPipe) query: ListClientsQuery,
+    @Caller() caller: ApiCaller,
+  ): Promise<string> {
+    return renderClientsPage(await this.clientsService.list(query, caller));
   }
 
   @GetById({

@@ -19,8 +19,9 @@ import { ListClientsQuery, listClientsScope } from './dto/list-clients.query';
 
 const query = (fields: Partial<ListClientsQuery> = {}) =>
   Object.assign(new ListClientsQuery(), fields);
+const CALLER = { keyId: 'spec-key' };
 const listed = async (service: ClientsService, fields: Partial<ListClientsQuery>) =>
-  JSON.parse(renderClientsPage(await service.list(query(fields))));
+  JSON.parse(renderClientsPage(await service.list(query(fields), CALLER)));
 
 // Against the real database: the service is mostly SQL.
 const codec = new CursorCodec({ current: 'spec-secret' });
@@ -94,11 +95,11 @@ describe('ClientsService', () => {
     const shallow = serviceWith(new CountCache(0), { MAX_PAGE_DEPTH: 2 });
     expect((await listed(shallow, { page: 1, limit: 2 })).data).toHaveLength(2);
     expect((await listed(shallow, { page: 2, limit: 1 })).data).toHaveLength(1);
-    const refused = shallow.list(query({ page: 3, limit: 1 }));
+    const refused = shallow.list(query({ page: 3, limit: 1 }), CALLER);
     await expect(refused).rejects.toMatchObject({
       response: { errors: [{ name: 'page', reason: expect.stringContaining('cursor paging') }] },
     });
-    await expect(shallow.list(query({ page: 1, limit: 3 }))).rejects.toThrow();
+    await expect(shallow.list(query({ page: 1, limit: 3 }), CALLER)).rejects.toThrow();
     const pastTheEnd = await listed(shallow, { page: 2, limit: 3 });
     expect(pastTheEnd).toEqual({
       data: [],

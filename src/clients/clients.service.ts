@@ -4,6 +4,7 @@ import { LimitsEnv } from '../config/limits.env';
 import { CLIENT_NOT_FOUND, pageTooDeep } from '../errors/error-texts';
 import { invalidQuery } from '../query/strict-query.pipe';
 import { WorkLimits } from '../limits/work-limits';
+import { ApiCaller } from '../api-keys/api-key-verifier';
 import { CursorCodec } from '../query/signed-cursor';
 import { ClientFilters, ClientRow, ClientsRepository, PageStart } from './clients.repository';
 import { CountCache } from './count-cache';
@@ -39,7 +40,7 @@ export class ClientsService {
   }
 
   /** What a List Clients request asks for (docs/api.md, Endpoints). */
-  async list(query: ListClientsQuery): Promise<ClientsPage> {
+  async list(query: ListClientsQuery, { keyId }: ApiCaller): Promise<ClientsPage> {
     const { limit, after } = query;
     const filters: ClientFilters = query;
     const scope = listClientsScope(query);
@@ -56,17 +57,19 @@ export class ClientsService {
     };
     if (offset + limit > this.maxPageDepth) {
       // Past the end, a page is empty however deep; before it, so deep a page is refused.
-      const total = await this.total(scope, filters);
+      const total = await this.total(scope, filters, keyId);
       if (offset < total) throw invalidQuery([{ name: 'page', reason: this.tooDeep }]);
       return { clients: [], meta: meta(total, null) };
     }
     const read = () => this.page(filters, scope, limit, { offset });
     const { clients, nextCursor } =
-      offset >= DEEP_OFFSET ? await this.limits.run('deep_page', read) : await read();
+      offset >= DEEP_OFFSET ? await this.limits.run('deep_page', keyId, read) : await read();
     // A page that holds the list's last row tells the total itself: only a full page, or one
     // past the end, needs a count.
     const holdsTheLastRow = nextCursor === null && (clients.length > 0 || offset === 0);
-    const total = holdsTheLastRow ? offset + clients.length : await this.total(scope, filters);
+    const total = holdsTheLastRow
+      ? offset + clients.length
+      : await this.total(scope, filters, keyId);
     return { clients, meta: meta(total, nextCursor) };
   }
 
@@ -76,10 +79,10 @@ export class ClientsService {
     return client;
   }
 
-  /** The list's total, counted within the counts' cap and cached (CountCache). */
-  private total(scope: string, filters: ClientFilters): Promise<number> {
+  /** The list's total, counted within the counts' cap (in `keyId`'s turn) and cached (CountCache). */
+  private total(scope: string, filters: ClientFilters, keyId: string): Promise<number> {
     return this.totals.get(scope, () =>
-      this.limits.run('count', () => this.clients.count(filters)),
+      this.limits.run('count', keyId, () => this.clients.count(filters)),
     );
   }
 

@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter } from 'prom-client';
+import { DatabaseEnv } from '../config/database.env';
 import { LimitsEnv } from '../config/limits.env';
 import { ServiceBusyException } from '../errors/service-busy.exception';
+import { FairSlots } from './fair-slots';
 import { SHED_COUNTER, ShedReason } from './shed-counter';
 
 /** Work that holds a pooled connection for long, capped per kind. */
@@ -9,36 +11,40 @@ export type CostlyWork = Extract<ShedReason, 'count' | 'deep_page' | 'list_rende
 
 /**
  * Caps on the costly work a pod runs at once, each kind on its own, so that together they
- * leave pooled connections to every other request. Past a cap the work is refused at once
- * (a 503 with a short Retry-After): waiting would only queue it behind the same work.
+ * leave pooled connections to every other request. Past a cap the work waits its key's turn
+ * (FairSlots: a key running such work back to back leaves the next slot to a key waiting with
+ * fewer), up to DATABASE_TIMEOUT_MS, as it would for a connection; a key with as many waiting
+ * as the cap, or a wait past the deadline, is refused (a 503 with a short Retry-After).
  */
 @Injectable()
 export class WorkLimits {
-  private readonly running: Record<CostlyWork, number> = { count: 0, deep_page: 0, list_render: 0 };
-  private readonly caps: Record<CostlyWork, number>;
+  private readonly slots: Record<CostlyWork, FairSlots>;
+  private readonly waitMs: number;
 
   constructor(
     env: LimitsEnv,
+    database: DatabaseEnv,
     @Inject(SHED_COUNTER) private readonly shed: Counter<'reason'>,
   ) {
-    this.caps = {
-      count: env.MAX_CONCURRENT_COUNTS,
-      deep_page: env.MAX_CONCURRENT_DEEP_PAGES,
-      list_render: env.MAX_CONCURRENT_LIST_RENDERS,
+    const slots = (cap: number) => new FairSlots(cap, cap);
+    this.slots = {
+      count: slots(env.MAX_CONCURRENT_COUNTS),
+      deep_page: slots(env.MAX_CONCURRENT_DEEP_PAGES),
+      list_render: slots(env.MAX_CONCURRENT_LIST_RENDERS),
     };
+    this.waitMs = database.DATABASE_TIMEOUT_MS;
   }
 
-  /** Runs `work` when fewer than its kind's cap run now; otherwise throws ServiceBusyException. */
-  async run<T>(kind: CostlyWork, work: () => Promise<T>): Promise<T> {
-    if (this.running[kind] >= this.caps[kind]) {
+  /** Runs `work` of `keyId` once a slot of its kind is its turn, or throws ServiceBusyException. */
+  async run<T>(kind: CostlyWork, keyId: string, work: () => Promise<T>): Promise<T> {
+    const release = await this.slots[kind].acquire(keyId, this.waitMs, () => {
       this.shed.inc({ reason: kind });
-      throw new ServiceBusyException(kind);
-    }
-    this.running[kind]++;
+      return new ServiceBusyException(kind);
+    });
     try {
       return await work();
     } finally {
-      this.running[kind]--;
+      release();
     }
   }
 }

@@ -11,6 +11,8 @@ import { LINK_EXAMPLE, LINKS_LIST_EXAMPLE } from './dto/links.examples';
 import { LinksListResponse } from './dto/links-list.response';
 import { renderLink } from './link.renderer';
 import { LinksService } from './links.service';
+import { ApiCaller } from '../api-keys/api-key-verifier';
+import { Caller } from '../auth/caller.decorator';
 
 @ApiTags('links')
 @Controller('api/data/links')
@@ -29,8 +31,12 @@ export class LinksController extends ReadOnlyController() {
   @ApiErrorResponses({ path: '/api/data/links', badQuery: [unknownParameter('limit')] })
   @Header('Content-Type', 'application/json; charset=utf-8')
   @NoQueryParams()
-  async list(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const list = await this.linksService.listAll();
+  async list(
+    @Req() req: Request,
+    @Res() res: Response,
+    @Caller() caller: ApiCaller,
+  ): Promise<void> {
+    const list = await this.linksService.listAll(caller);
     res.setHeader('ETag', list.etag);
     await list.send(req, res);
   }

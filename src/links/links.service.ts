@@ -5,6 +5,7 @@ import { isoMicros } from '../database/printed-timestamp';
 import { LINK_NOT_FOUND } from '../errors/error-texts';
 import { KeptBody, SharedRender } from '../responses/shared-render';
 import { WorkLimits } from '../limits/work-limits';
+import { ApiCaller } from '../api-keys/api-key-verifier';
 import { renderLinksList } from './link.renderer';
 import { LinkRow, LinksBatchReader, LinksRepository } from './links.repository';
 
@@ -53,7 +54,7 @@ export class LinksService {
    * is unchanged, with its ETag; else a 304 for the ETag of the content's streamed body; else a
    * render, shared with the requests that read the same content while nothing of it was sent.
    */
-  async listAll(): Promise<ListAnswer> {
+  async listAll(caller: ApiCaller): Promise<ListAnswer> {
     const content = await this.content.get();
     const kept = this.kept?.content === content ? this.kept : undefined;
     return {
@@ -61,7 +62,7 @@ export class LinksService {
       send: async (req, res) => {
         if (kept) return kept.body.send(req, res);
         if (req.fresh) return void res.status(304).end();
-        return this.rendered(content).serve(req, res);
+        return this.rendered(content, caller.keyId).serve(req, res);
       },
     };
   }
@@ -91,15 +92,16 @@ export class LinksService {
   /**
    * A render of the list joinable by a request that read `content`: one started for that
    * content that has sent nothing yet (its rows are at least as new as the content, which had
-   * not changed between the two requests' reads), or a new one, within the renders' cap.
+   * not changed between the two requests' reads), or a new one, within the renders' cap (in
+   * the turn of `keyId`, the key of the request that starts it).
    */
-  private rendered(content: string): SharedRender {
+  private rendered(content: string, keyId: string): SharedRender {
     const open = this.joinable.get(content);
     if (open?.isJoinable) return open;
     const render = new SharedRender(KEPT_LIST_MAX_BYTES);
     this.joinable.set(content, render);
     this.limits
-      .run('list_render', () => this.render(render))
+      .run('list_render', keyId, () => this.render(render))
       .catch((error: unknown) => render.fail(error))
       .finally(() => {
         if (this.joinable.get(content) === render) this.joinable.delete(content);

@@ -3,6 +3,8 @@ import { LinksRepository } from '../../src/links/links.repository';
 import { KEPT_LIST_MAX_BYTES } from '../../src/links/links.service';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { expectProblem } from '../support/problem';
+import { waitFor } from '../support/wait-for';
+import { ShutdownState } from '../../src/health/shutdown-state';
 
 // More links than a kept body holds (~100 bytes each): List Links streams them.
 const STREAMED_LINKS = Math.ceil(KEPT_LIST_MAX_BYTES / 80);
@@ -54,19 +56,22 @@ describe('List Links: what a request costs', () => {
     expect(renders).toHaveBeenCalledTimes(1);
   });
 
-  it('refuses a render past the cap with a 503 and a short Retry-After, never a queue', async () => {
+  it('has a render past the cap wait its turn, and refuses one more with a 503 and a short Retry-After', async () => {
     await change();
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     const inOneSnapshot = repository.inOneSnapshot.bind(repository);
-    jest.spyOn(repository, 'inOneSnapshot').mockImplementationOnce(async (read) => {
+    const renders = jest.spyOn(repository, 'inOneSnapshot').mockImplementationOnce(async (read) => {
       await held;
       return inOneSnapshot(read);
     });
-    const first = get();
-    const firstDone = first.then((res) => res);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    // Another content needs another render: over the cap of one.
+    const first = get().then((res) => res);
+    await waitFor(() => renders.mock.calls.length === 1, { what: 'the first render' });
+    // Another content needs another render: over the cap of one, it waits.
+    await change();
+    const second = get().then((res) => res);
+    await waitFor(() => t.app.get(ShutdownState).inFlight === 2, { what: 'the second waiting' });
+    // And one more of the same key, while one of it waits already: refused.
     await change();
     const refused = await get().expect(503);
     expectProblem(refused, {
@@ -75,8 +80,10 @@ describe('List Links: what a request costs', () => {
       detail: 'The service is busy; retry after the seconds in Retry-After',
     });
     expect(refused.headers['retry-after']).toMatch(/^[1-4]$/);
+    expect(renders).toHaveBeenCalledTimes(1);
     release();
-    expect((await firstDone).status).toBe(200);
+    expect((await first).status).toBe(200);
+    expect((await second).status).toBe(200);
     await get().expect(200);
   });
 

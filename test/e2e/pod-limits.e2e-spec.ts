@@ -21,7 +21,7 @@ async function shedCount(t: TestApp, reason: string): Promise<number> {
   return metric?.values.find((value) => value.labels.reason === reason)?.value ?? 0;
 }
 
-describe('Limits per pod: past a cap a clean 503 or 429 at once, never a queue', () => {
+describe('Limits per pod: past a cap a clean 503 or 429, fair between keys', () => {
   let t: TestApp;
   let held: QueryRunner | undefined;
   const server = () => request(t.app.getHttpServer());
@@ -87,19 +87,41 @@ describe('Limits per pod: past a cap a clean 503 or 429 at once, never a queue',
     await server().get('/api/data/links').set(KEY_A).expect(200);
   });
 
-  it('runs one deep page at a time: a second one at once is a 503, a shallow one is served', async () => {
+  it('runs one deep page at a time: the next waits its turn, one more of that key is a 503, a shallow one is served', async () => {
     held = await lockClients(t.dataSource);
     const deep = '/api/data/clients?page=101&limit=100';
     const [first] = pending(t, deep, KEY_A, 1);
     await blockedQueries(t.dataSource, 1);
-    const second = await server().get(deep).set(KEY_B);
-    expectProblem(second, { status: 503, title: 'Service Unavailable', detail: BUSY });
-    expect(second.headers['retry-after']).toMatch(/^[1-4]$/);
+    const before = await shedCount(t, 'deep_page');
+    const [waiting] = pending(t, deep, KEY_B, 1);
+    await waitFor(() => t.app.get(ShutdownState).inFlight === 2, {
+      what: 'the second deep page waiting',
+    });
+    const third = await server().get(deep).set(KEY_B);
+    expectProblem(third, { status: 503, title: 'Service Unavailable', detail: BUSY });
+    expect(third.headers['retry-after']).toMatch(/^[1-4]$/);
+    expect(await shedCount(t, 'deep_page')).toBe(before + 1);
     const shallow = pending(t, '/api/data/clients?page=1&limit=10', KEY_B, 1);
     await release(held);
     held = undefined;
     expect((await first).status).toBe(200);
+    expect((await waiting).status).toBe(200);
     expect((await shallow[0]).status).toBe(200);
+  });
+
+  it('gives a key waiting for a deep page the next slot, before a key running them back to back', async () => {
+    const deep = (n: number) => `/api/data/clients?page=${100 + (n % 50)}&limit=100`;
+    const statuses = { a: [] as number[], b: [] as number[] };
+    const loop = async (key: Record<string, string>, into: number[], rounds: number) => {
+      for (let n = 0; n < rounds; n++) into.push((await server().get(deep(n)).set(key)).status);
+    };
+    // Key A: two loops back to back, each alone filling the one slot; key B: one loop.
+    await Promise.all([
+      loop(KEY_A, statuses.a, 30),
+      loop(KEY_A, statuses.a, 30),
+      loop(KEY_B, statuses.b, 20),
+    ]);
+    expect(statuses.b.filter((status) => status === 200).length).toBeGreaterThanOrEqual(18);
   });
 
   /** A connection that sends `count` requests at once (pipelined) and reads nothing yet. */
