@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { isoMicros } from '../database/printed-timestamp';
 import { Position } from '../database/list-order';
 import { CursorCodec } from '../query/signed-cursor';
-import { ChangesRepository, Feed, FeedRows, PageOptions } from './changes.repository';
+import { ChangesRepository, Feed, FeedRead, FeedRows, PageOptions } from './changes.repository';
 import { clientChangesScope, linkChangesScope } from './dto/changes.query';
 import { WaitingPolls } from './waiting-polls';
 
@@ -28,6 +28,8 @@ export interface ChangesPage<F extends Feed = Feed> {
 /** The change feeds (docs/api.md "Change feeds"): rows in (updatedAt, id) order, gap-free. */
 @Injectable()
 export class ChangesService {
+  private readonly pagesOf = new WeakMap<FeedRead<Feed>, Map<string, ChangesPage>>();
+
   constructor(
     private readonly repository: ChangesRepository,
     private readonly cursors: CursorCodec,
@@ -78,10 +80,28 @@ export class ChangesService {
   private async page<F extends Feed>(
     feed: F,
     scope: string,
-    { limit, after = START, linkId }: FeedRequest,
+    request: FeedRequest,
     options?: PageOptions,
   ): Promise<{ page: ChangesPage<F>; safePoint: string }> {
+    const { limit, after = START, linkId } = request;
     const read = await this.repository.page(feed, after, limit, linkId, options);
+    // The requests that shared a read share its page (and its text): same rows, same cursor.
+    const pages = this.pagesOf.get(read) ?? new Map<string, ChangesPage>();
+    this.pagesOf.set(read, pages);
+    let page = pages.get(scope) as ChangesPage<F> | undefined;
+    if (page === undefined) {
+      page = this.toPage(feed, scope, request, read);
+      pages.set(scope, page);
+    }
+    return { page, safePoint: read.safePoint };
+  }
+
+  private toPage<F extends Feed>(
+    feed: F,
+    scope: string,
+    { limit, after = START }: FeedRequest,
+    read: FeedRead<F>,
+  ): ChangesPage<F> {
     const rows = read.rows.slice(0, limit);
     const last = rows[rows.length - 1];
     // Never null: with no row, the request's own position (docs/api.md "Change feeds").
@@ -91,6 +111,6 @@ export class ChangesService {
       nextCursor: this.cursors.encode(position, scope),
       hasMore: read.rows.length > limit,
     };
-    return { page: { feed, rows, meta }, safePoint: read.safePoint };
+    return { feed, rows, meta };
   }
 }
