@@ -3,10 +3,15 @@
 // before and with them waiting, its CPU while nothing changes, then the commit-to-consumer
 // latency while writers commit single-row changes (INSERT or UPDATE of one client, exponential
 // intervals) and every consumer re-polls at once with the cursor it was answered.
+// BENCH_BACKGROUND_WRITERS (e.g. 16) adds pgbench connections updating random links at full
+// rate meanwhile: the database and the change watcher under the writers' load (the links table,
+// which the consumers of the clients feed do not follow: on the clients table every consumer
+// would receive every write).
 // Writes bench/results/<stamp>-long-poll.md. Measurements only: nothing here passes or fails.
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { API_KEY, cpuMs, databaseCpu, databaseCpuSince, rssMb } from './measure.mjs';
@@ -20,6 +25,7 @@ const settings = {
   writeSeconds: Number(process.env.BENCH_SECONDS ?? 45),
   meanIntervalMs: Number(process.env.BENCH_MEAN_INTERVAL_MS ?? 200),
   writers: 2,
+  backgroundWriters: Number(process.env.BENCH_BACKGROUND_WRITERS ?? 0),
 };
 // The image's Node options (Dockerfile); BENCH_NODE picks its Node (support.mjs).
 const NODE_ARGS = ['--max-old-space-size-percentage=50', '--max-semi-space-size=8'];
@@ -130,6 +136,29 @@ async function writer(databaseUrl, until, committed, number) {
   }
 }
 
+/** pgbench updating random links at full rate for `seconds`; resolves with its commits. */
+function backgroundWriters(url, seconds) {
+  if (settings.backgroundWriters === 0) return Promise.resolve(0);
+  const dir = mkdtempSync(join(tmpdir(), 'long-poll-writers-'));
+  const script = join(dir, 'update.sql');
+  writeFileSync(
+    script,
+    `\\set n random(2, ${settings.links})\nUPDATE links SET created_at = created_at WHERE id = 'link-' || :n;\n`,
+  );
+  const args = ['-n', '-c', String(settings.backgroundWriters), '-j', '2', '-T', String(seconds)];
+  const child = spawn('pgbench', [...args, '-f', script, url], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve) =>
+    child.on('exit', () => {
+      rmSync(dir, { recursive: true, force: true });
+      resolve(Number(/number of transactions actually processed: (\d+)/.exec(output)?.[1] ?? 0));
+    }),
+  );
+}
+
 const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
@@ -192,9 +221,11 @@ async function main() {
     ];
     const wakeUpsWriting = await metric(metricsPort, 'change_feed_wakeups_total');
     const record = (key, at) => commits.set(key, at);
+    const background = backgroundWriters(database.url, settings.writeSeconds);
     await Promise.all(
       Array.from({ length: settings.writers }, (_, i) => writer(database.url, until, record, i)),
     );
+    const backgroundCommits = await background;
     // The last changes' deliveries, up to 10 s.
     const drainStart = performance.now();
     while (
@@ -225,6 +256,7 @@ async function main() {
       benchCpuPercent,
       databaseCpuPercent,
       wakeUps,
+      backgroundCommits,
       changes: commits.size,
       deliveries: latencies.length,
       expected,
@@ -269,6 +301,11 @@ function render(f) {
     `| server RSS with ${settings.consumers} waiting | ${f.rssWaiting.toFixed(1)} MB (+${(f.rssWaiting - f.rssBefore).toFixed(1)} MB) |`,
     `| server CPU, ${settings.idleSeconds} s without changes | ${f.idleCpuPercent.toFixed(2)} % of a core (${f.stillWaiting} still waiting) |`,
     `| changes committed (${settings.writers} writers, mean interval ${settings.meanIntervalMs} ms, ${settings.writeSeconds} s) | ${f.changes} |`,
+    ...(settings.backgroundWriters
+      ? [
+          `| links updated meanwhile by ${settings.backgroundWriters} pgbench connections at full rate | ${f.backgroundCommits.toLocaleString('en')} (${Math.round(f.backgroundCommits / settings.writeSeconds).toLocaleString('en')}/s) |`,
+        ]
+      : []),
     `| deliveries / expected | ${f.deliveries.toLocaleString('en')} / ${f.expected.toLocaleString('en')} (${f.unmatched} unmatched, ${f.errors} errors) |`,
     `| commit-to-consumer p50 / p90 / p99 / max | ${ms(f.p50)} / ${ms(f.p90)} / ${ms(f.p99)} / ${ms(f.max)} |`,
     `| CPU while changes flow: server / PostgreSQL backends / bench (consumers, writers) | ${[f.writingCpuPercent, f.databaseCpuPercent, f.benchCpuPercent].map((p) => `${p.toFixed(0)} %`).join(' / ')} of a core |`,

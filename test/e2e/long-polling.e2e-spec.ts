@@ -209,6 +209,59 @@ describe('Long polling of the change feeds', () => {
   });
 });
 
+describe('Long polling: what waiting polls cost, by the links they follow', () => {
+  const KEYS = ['Bearer test-key-primary', 'Bearer test-key-rotated'];
+  let t: TestApp;
+  let get: (path: string, headers?: Record<string, string>) => Promise<Answer>;
+  let answers: Promise<Answer>[] = [];
+
+  beforeAll(async () => {
+    ({ t, get } = await startApp());
+    await t.dataSource.query(`INSERT INTO links (id) VALUES ('link-a'), ('link-b')`);
+  });
+  afterAll(() => t.close());
+
+  /** Statements run while 100 polls wait and ten changes of link-a are made and seen. */
+  async function statementsWhileWaiting(linkOf: (n: number) => string) {
+    const filters = Array.from({ length: 100 }, (_, n) => `&linkId=${linkOf(n)}`);
+    // One after the other: together they would pass the key's cap on requests in flight.
+    const cursors: string[] = [];
+    for (const filter of filters) {
+      const res = await get(`/api/data/changes/clients?limit=1000${filter}`);
+      cursors.push(res.body.meta.nextCursor);
+    }
+    answers = filters.map((filter, n) =>
+      get(feedPath('clients', cursors[n], `wait=25${filter}`), { Authorization: KEYS[n % 2] }),
+    );
+    await waitingPolls(t, 100);
+    const queries = jest.spyOn(t.app.get(DatabaseReader), 'query');
+    for (let change = 0; change < 10; change++) {
+      await t.dataSource.query(
+        `INSERT INTO clients (id, link_id, status) VALUES ($1, 'link-a', 'new')`,
+        [`client-${linkOf(0)}-${change}`],
+      );
+      await watcherPastEveryChange(t);
+    }
+    const statements = queries.mock.calls;
+    queries.mockRestore();
+    return statements;
+  }
+
+  it('costs the same for polls over 100 links as on one, for changes none of them follow: none reads', async () => {
+    const onOneLink = await statementsWhileWaiting(() => 'link-b');
+    expect(onOneLink.filter(([text]) => !WATCHING.includes(text as string))).toEqual([]);
+    // The polls on link-b are answered by a change of theirs.
+    await t.dataSource.query(
+      `INSERT INTO clients (id, link_id, status) VALUES ('b', 'link-b', 'new')`,
+    );
+    for (const res of await Promise.all(answers)) expect(res.body.data).toHaveLength(1);
+
+    const overManyLinks = await statementsWhileWaiting((n) => `link-many-${n}`);
+    expect(overManyLinks.filter(([text]) => !WATCHING.includes(text as string))).toEqual([]);
+    expect(overManyLinks.length).toBeLessThanOrEqual(1.3 * onOneLink.length + 4);
+  });
+});
+
 describe('Long polling past the cap of waiting polls', () => {
   let t: TestApp;
   let get: (path: string) => Promise<Answer>;
