@@ -1,9 +1,7 @@
-import { Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { CLIENT_COLUMNS, ClientRow } from '../clients/clients.repository';
 import { LINK_COLUMNS, LinkRow } from '../links/links.repository';
 import { DatabaseReader } from '../database/database-reader';
-import { DATABASE_UNAVAILABLE } from '../database/database-unavailable';
-import { STANDBY_AS_PRIMARY } from '../database/schema-access';
 import { isoMicros, printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { Position } from '../database/list-order';
@@ -32,14 +30,14 @@ const SAFE_POINT_MARGIN = `interval '${SAFE_POINT_MARGIN_MS} milliseconds'`;
  * -infinity while one's start is unknown, which holds the feed where it is: it may be late,
  * never skip. Other databases' transactions cannot write these tables. Run on the primary, as
  * its own statement before the page's, so the page's snapshot is taken after every
- * transaction finished here has committed. The start refuses a standby as the primary; should
- * the primary's address reach one later (a failover behind a name), the feeds answer 503.
+ * transaction finished here has committed. A primary connection is never a standby's
+ * (DatabasePools): while the primary's address reaches one (a failover behind a name), the
+ * feeds answer 503.
  */
 export const SAFE_POINT_QUERY = `
   SELECT ${printedTimestamp('p.at')} AS "safePoint",
          CASE WHEN isfinite(p.at) THEN extract(epoch FROM now() - p.at)::float8
-              ELSE 'Infinity' END AS "lagSeconds",
-         pg_is_in_recovery() AS standby
+              ELSE 'Infinity' END AS "lagSeconds"
   FROM (SELECT least(now(), oldest_writer_start()) - ${SAFE_POINT_MARGIN} AS at) AS p`;
 
 // The links columns are unqualified, which the alias `c` does not disturb.
@@ -116,9 +114,6 @@ export interface PageOptions {
  */
 @Injectable()
 export class ChangesRepository {
-  private readonly logger = new Logger(ChangesRepository.name);
-  // Said once while DATABASE_URL reaches a standby, not on every poll.
-  private onStandby = false;
   private readonly safePoints = new CoalescedRead(() => this.readSafePoint());
   private readonly pages = new CoalescedReads<FeedRead<Feed>>();
 
@@ -190,15 +185,10 @@ export class ChangesRepository {
   private async readSafePoint(): Promise<SafePoint> {
     // Named `text`, as the SQL-safety spec requires of any SQL that is not a literal.
     const text = SAFE_POINT_QUERY;
-    const [row] = await this.database.query<
-      { safePoint: string; lagSeconds: number; standby: boolean }[]
-    >(text, [], { primary: true, prepared: true });
-    if (row.standby) {
-      if (!this.onStandby) this.logger.error(STANDBY_AS_PRIMARY);
-      this.onStandby = true;
-      throw new ServiceUnavailableException(DATABASE_UNAVAILABLE);
-    }
-    this.onStandby = false;
+    const [row] = await this.database.query<{ safePoint: string; lagSeconds: number }[]>(text, [], {
+      primary: true,
+      prepared: true,
+    });
     this.lag.observe(row.lagSeconds);
     return row;
   }

@@ -14,33 +14,30 @@ import { withLibpqSslMode } from './ssl-mode';
 export interface DatabaseSettings {
   url: string;
   timeoutMs: number;
-  /** Read replicas: TypeORM opens a pool for each; DatabasePools sends reads there. */
-  replicaUrls?: string[];
 }
+
+/**
+ * What every pooled connection is opened with, the primary's and the replicas'
+ * (DatabasePools): DATABASE_TIMEOUT_MS (docs/operations.md, Configuration) bounds both the wait
+ * for a pooled connection and the statement; the server-side statement_timeout cancels the
+ * query, not only our wait. No query_timeout: the API's queries go through DatabaseReader,
+ * which gives up a connection that stops answering without a timer per query.
+ */
+export const poolSettings = (timeoutMs: number) => ({
+  connectionTimeoutMillis: timeoutMs,
+  statement_timeout: timeoutMs,
+  application_name: 'links-clients-api',
+});
 
 /**
  * One definition of the connection, shared by the app and the command-line tools. Entities are
  * not listed here: each resource module registers its own (TypeOrmModule.forFeature), and the
  * data sources built outside the app add them (standalone-data-source.ts).
  */
-export function dataSourceOptions({
-  url,
-  timeoutMs,
-  replicaUrls = [],
-}: DatabaseSettings): DataSourceOptions {
-  url = withLibpqSslMode(url, 'DATABASE_URL');
-  replicaUrls = replicaUrls.map((replica) => withLibpqSslMode(replica, 'DATABASE_REPLICA_URLS'));
+export function dataSourceOptions({ url, timeoutMs }: DatabaseSettings): DataSourceOptions {
   return {
     type: 'postgres',
-    ...(replicaUrls.length > 0
-      ? {
-          replication: {
-            master: { url },
-            slaves: replicaUrls.map((replicaUrl) => ({ url: replicaUrl })),
-            defaultMode: 'slave',
-          },
-        }
-      : { url }),
+    url: withLibpqSslMode(url, 'DATABASE_URL'),
     migrations: [
       CreateLinksAndClients1767225600000,
       CreateApiKeys1767312000000,
@@ -59,15 +56,7 @@ export function dataSourceOptions({
     migrationsRun: false,
     // gen_random_uuid() is built in; the API's role may not create extensions, nor need to.
     installExtensions: false,
-    // DATABASE_TIMEOUT_MS (docs/operations.md, Configuration) bounds both the wait for a pooled connection and the
-    // statement; the server-side statement_timeout cancels the query, not only our wait. No
-    // query_timeout: the API's queries go through DatabaseReader, which gives up a connection
-    // that stops answering without a timer per query.
     connectTimeoutMS: timeoutMs,
-    extra: {
-      connectionTimeoutMillis: timeoutMs,
-      statement_timeout: timeoutMs,
-      application_name: 'links-clients-api',
-    },
+    extra: poolSettings(timeoutMs),
   };
 }

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { DatabaseEnv } from '../config/database.env';
 import { waitFor } from '../../test/support/wait-for';
 import { ABANDON_AFTER_MS, DatabaseReader } from './database-reader';
-import { DatabasePools } from './pools';
+import { DatabasePools, ReplicaPool } from './pools';
 
 interface Sent {
   pool: string;
@@ -65,13 +65,13 @@ function readerAnsweringIn(
         connectMs,
       ),
   });
-  const dataSource = {
-    defaultReplicationModeForReads: () => mode,
-    driver: { master: pool('primary'), slaves: [pool('replica')] },
-  } as unknown as DataSource;
-  const env = { DATABASE_TIMEOUT_MS: timeoutMs } as DatabaseEnv;
+  const dataSource = { driver: { master: { ...pool('primary'), options: {} } } };
+  const env = { DATABASE_TIMEOUT_MS: timeoutMs, DATABASE_REPLICA_URLS: [] as string[] };
+  const pools = new DatabasePools(dataSource as unknown as DataSource, env as DatabaseEnv);
+  // With replicas ('slave'), reads go to one: this one.
+  if (mode === 'slave') pools.replicas.push(pool('replica') as unknown as ReplicaPool);
   return {
-    reader: new DatabaseReader(new DatabasePools(dataSource), env),
+    reader: new DatabaseReader(pools, env as DatabaseEnv),
     sent,
     configs,
     released,

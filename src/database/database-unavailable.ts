@@ -2,9 +2,10 @@ export const DATABASE_UNAVAILABLE = 'The database is unavailable; retry later';
 
 // SQLSTATE classes meaning "the database cannot serve us right now" rather than "the query is
 // wrong": 08 connection exception, 53 insufficient resources, 57 operator intervention (which
-// includes 57014, a query cancelled by statement_timeout); and 40001, which a read meets only
-// when a replica cancels it in a conflict with recovery: the same read later succeeds.
-const UNAVAILABLE_SQLSTATE = /^(08|53|57|40001$)/;
+// includes 57014, a query cancelled by statement_timeout); 40001, which a read meets only when a
+// replica cancels it in a conflict with recovery: the same read later succeeds; and 25006, a
+// standby where the primary should be (DatabasePools), as during a failover.
+const UNAVAILABLE_SQLSTATE = /^(08|53|57|40001$|25006$)/;
 const UNAVAILABLE_NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -37,8 +38,9 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
 
 // A SQLSTATE is five digits or capitals; errors without one come from the socket or the client.
 const SQLSTATE = /^[0-9A-Z]{5}$/;
-// 08 connection exception; 57P01-57P05: the server is shutting down or cannot take connections.
-const BROKEN_CONNECTION_SQLSTATE = /^(08|57P)/;
+// 08 connection exception; 57P01-57P05: the server is shutting down or cannot take connections;
+// 25006: a write refused by a standby, which a primary connection must not stay on.
+const BROKEN_CONNECTION_SQLSTATE = /^(08|57P|25006$)/;
 
 /**
  * True when a query's failure may have broken its connection, which the pool should then drop:

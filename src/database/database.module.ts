@@ -14,7 +14,6 @@ import { SchemaAccess } from './schema-access';
         ...dataSourceOptions({
           url: env.DATABASE_URL,
           timeoutMs: env.DATABASE_TIMEOUT_MS,
-          replicaUrls: env.DATABASE_REPLICA_URLS,
         }),
         autoLoadEntities: true,
         retryAttempts: 5,

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DatabaseReader } from './database-reader';
+import { STANDBY_AS_PRIMARY } from './standby-as-primary';
 import { ROW_TRIGGERS_QUERY, RowTrigger, stampingRisks } from './stamping-triggers';
 
 const WRITERS = `to_regprocedure('oldest_writer_start()')`;
@@ -26,13 +27,6 @@ const GRANTS_QUERY = `
          has_function_privilege(${WRITERS}, 'EXECUTE') AS "callsWriters",
          (SELECT pg_has_role(proowner, 'pg_read_all_stats', 'USAGE')
           FROM pg_proc WHERE oid = ${WRITERS}) AS "writersSeen"`;
-
-/**
- * A standby's sessions do not show the primary's open writes, so a change feed's safe point read
- * there could pass a write still to commit (and it cannot record a key's last use).
- */
-export const STANDBY_AS_PRIMARY =
-  'DATABASE_URL reaches a standby (in recovery): point it at the primary, and list standbys in DATABASE_REPLICA_URLS';
 
 /**
  * Refuses to start on a schema the migrations have not made, or with a role not granted what

@@ -5,13 +5,15 @@ import { Client as PgClient } from 'pg';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { APP_OPTIONS, configureApp } from '../../src/app.setup';
-import { STANDBY_AS_PRIMARY } from '../../src/database/schema-access';
+import { STANDBY_AS_PRIMARY } from '../../src/database/standby-as-primary';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
 import { describeWith } from '../support/optional-program';
 import { ReplicaCluster } from '../support/replica-cluster';
 import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
+import { metric } from '../support/long-polls';
+import { freePort } from '../../src/dev/free-port';
 
 // A real primary and a streaming replica made with pg_basebackup. Replay on
 // the replica is paused to show which server answers: the API keeps seeing the old data.
@@ -100,7 +102,7 @@ describeWith(['pg_basebackup'], 'Read replicas (DATABASE_REPLICA_URLS)', () => {
     );
   });
 
-  it("answers the feeds 503 once the primary's address reaches a standby", async () => {
+  it("answers the feeds 503 while the primary's address reaches a standby, and 200 once it reaches the primary again", async () => {
     const proxy = new TcpProxy('127.0.0.1', cluster.primaryPort);
     await proxy.up();
     const app = await startApp(`postgres://postgres@127.0.0.1:${proxy.port}/${database}`);
@@ -121,38 +123,55 @@ describeWith(['pg_basebackup'], 'Read replicas (DATABASE_REPLICA_URLS)', () => {
       // Said once, when the standby was first met, not on every poll.
       expect(error.mock.calls.filter(([message]) => message === STANDBY_AS_PRIMARY)).toEqual([]);
       error.mockRestore();
-      // Lists and gets read as before; only the feeds need the primary's view of open writes.
-      await request(app.getHttpServer()).get('/api/data/links').set(AUTH).expect(200);
+      // The address moves back (a switchover's end): no connection stayed on the standby.
+      await proxy.down();
+      proxy.targetPort = cluster.primaryPort;
+      await proxy.up();
+      await waitFor(async () => (await feed()).status === 200, {
+        what: 'the feed to answer from the primary again',
+      });
     } finally {
       await app.close();
       await proxy.down();
     }
   });
 
-  it('checks the replica in readiness', async () => {
-    // The first pings may outlast HEALTH_TIMEOUT_MS on a loaded machine: wait for an answer.
-    const ready = await waitFor(
-      async () => {
-        const res = await request(t.app.getHttpServer()).get('/health/ready');
-        return res.status === 200 && res;
-      },
-      { what: 'readiness to report the replica up' },
-    );
-    expect(ready.body.details['replica-0']).toEqual({
-      status: 'up',
-      responseTime: expect.any(Number),
-    });
+  it('takes a stopped replica out of rotation within seconds, reads from the primary meanwhile, and puts it back', async () => {
+    const up = async () => metric(t, 'database_replica_up', { replica: 'replica-0' });
+    await waitFor(async () => (await up()) === 1, { what: 'the replica in rotation' });
     await replica.end();
     await cluster.stopReplica();
-    // A ping's answer is reused for a moment (PING_CACHE_MS), so the replica shows down shortly.
-    const down = await waitFor(
-      async () => {
-        const res = await request(t.app.getHttpServer()).get('/health/ready');
-        return res.status === 503 && res;
-      },
-      { what: 'readiness to report the stopped replica' },
-    );
-    expect(down.body.error['replica-0']).toMatchObject({ status: 'down' });
-    expect(down.body.info.database).toMatchObject({ status: 'up' });
+    await waitFor(async () => (await up()) === 0, { what: 'the replica out of rotation' });
+    // Every read from the primary, which has this link; readiness unaffected.
+    await insertLinks(t.dataSource, [{ id: 'link-while-down' }]);
+    for (let n = 0; n < 20; n++) expect(await linkIds()).toContain('link-while-down');
+    const ready = await request(t.app.getHttpServer()).get('/health/ready').expect(200);
+    expect(Object.keys(ready.body.details)).toEqual(['shutdown', 'database']);
+
+    await cluster.startReplica();
+    await waitFor(async () => (await up()) === 1, { what: 'the replica back in rotation' });
+    replica = new PgClient({ connectionString: cluster.url(cluster.replicaPort, database) });
+    await replica.connect();
+    await until(async () => {
+      await linkIds();
+      const sessions = await replica.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'links-clients-api'`,
+      );
+      return sessions.rows[0].n > 0;
+    });
+  });
+
+  it('starts with a replica that does not answer, and reads from the primary', async () => {
+    const closed = await freePort();
+    process.env.DATABASE_REPLICA_URLS = `postgres://postgres@127.0.0.1:${closed}/${database}`;
+    const app = await startApp(process.env.DATABASE_URL as string);
+    try {
+      expect(await metric({ app } as TestApp, 'database_replica_up')).toBe(0);
+      const res = await request(app.getHttpServer()).get('/api/data/links').set(AUTH).expect(200);
+      expect(res.body.data.length).toBeGreaterThan(0);
+    } finally {
+      delete process.env.DATABASE_REPLICA_URLS;
+      await app.close();
+    }
   });
 });

@@ -52,7 +52,6 @@ export async function dropSuiteDatabase(dataSource: DataSource): Promise<void> {
 
 /** The app's DatabaseReader over a suite's data source, with the default DATABASE_TIMEOUT_MS. */
 export function databaseReader(dataSource: DataSource): DatabaseReader {
-  return new DatabaseReader(new DatabasePools(dataSource), {
-    DATABASE_TIMEOUT_MS: 5000,
-  } as DatabaseEnv);
+  const env = { DATABASE_TIMEOUT_MS: 5000, DATABASE_REPLICA_URLS: [] } as unknown as DatabaseEnv;
+  return new DatabaseReader(new DatabasePools(dataSource, env), env);
 }

@@ -51,6 +51,11 @@ export class ReplicaCluster {
     await this.pg('pg_ctl', ['-D', join(this.dir, 'replica'), '-m', 'immediate', '-w', 'stop']);
   }
 
+  /** Starts the replica again, on its port, after stopReplica(). */
+  async startReplica(): Promise<void> {
+    await this.startServer(join(this.dir, 'replica'), this.replicaPort);
+  }
+
   async stop(): Promise<void> {
     for (const node of ['replica', 'primary']) {
       if (existsSync(join(this.dir, node, 'postmaster.pid')))
