@@ -21,6 +21,7 @@ const OPERATIONAL = [
   'database-tls',
   'docs-browser',
   'embedded-database-root',
+  'failover',
   'fuzz',
   'graceful-shutdown',
   'index-migrations',

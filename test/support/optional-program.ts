@@ -15,6 +15,11 @@ const PROGRAMS = {
     install: 'apt-get install redis-server',
     find: (env: Env) => onPath('redis-server', env),
   },
+  // The failover stack: Patroni (with patronictl), its etcd, and HAProxy in front.
+  patroni: { install: 'apt-get install patroni', find: () => file('/usr/bin/patroni') },
+  patronictl: { install: 'apt-get install patroni', find: () => file('/usr/bin/patronictl') },
+  etcd: { install: 'apt-get install etcd-server', find: () => file('/usr/bin/etcd') },
+  haproxy: { install: 'apt-get install haproxy', find: () => file('/usr/sbin/haproxy') },
 };
 export type Program = keyof typeof PROGRAMS;
 
