@@ -28,6 +28,7 @@ const OPERATIONAL = [
   'least-privilege',
   'logging',
   'malformed-http',
+  'monitoring',
   'operations',
   'pod-bounds',
   'pgbouncer',
