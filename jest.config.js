@@ -29,6 +29,7 @@ const OPERATIONAL = [
   'least-privilege',
   'logging',
   'malformed-http',
+  'monitoring',
   'operations',
   'pod-bounds',
   'pgbouncer',

@@ -35,6 +35,9 @@ describe('Optional programs (test/support/optional-program.ts)', () => {
       missingLine(['kubectl', 'pgbouncer', 'psql'], { PATH: bin, OPTIONAL_PROGRAMS: 'kubectl' }),
     ).toBe('needs pgbouncer, psql — apt-get install pgbouncer; apt-get install postgresql-client');
     expect(missingLine(['kubectl'], { PATH: bin })).toBeUndefined();
+    expect(missingLine(['prometheus', 'promtool'], { OPTIONAL_PROGRAMS: 'none' })).toBe(
+      'needs prometheus, promtool — apt-get install prometheus',
+    );
   });
 
   it('outside CI, skips with one line on stderr', () => {

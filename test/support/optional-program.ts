@@ -10,6 +10,11 @@ const PROGRAMS = {
   openssl: { install: 'apt-get install openssl', find: (env: Env) => onPath('openssl', env) },
   pgbouncer: { install: 'apt-get install pgbouncer', find: () => file('/usr/sbin/pgbouncer') },
   pg_basebackup: { install: 'apt-get install postgresql', find: () => postgresServerTool() },
+  prometheus: {
+    install: 'apt-get install prometheus',
+    find: (env: Env) => onPath('prometheus', env),
+  },
+  promtool: { install: 'apt-get install prometheus', find: (env: Env) => onPath('promtool', env) },
   psql: { install: 'apt-get install postgresql-client', find: (env: Env) => onPath('psql', env) },
   'redis-server': {
     install: 'apt-get install redis-server',
@@ -37,7 +42,8 @@ export function findProgram(program: Program, env: Env = process.env): string | 
 export function missingLine(programs: Program[], env: Env = process.env): string | undefined {
   const missing = programs.filter((program) => !findProgram(program, env));
   if (missing.length === 0) return undefined;
-  const install = missing.map((program) => PROGRAMS[program].install).join('; ');
+  // One package may hold several programs (prometheus and promtool): named once.
+  const install = [...new Set(missing.map((program) => PROGRAMS[program].install))].join('; ');
   return `needs ${missing.join(', ')} — ${install}`;
 }
 
