@@ -152,11 +152,11 @@ describeWith(
         write();
         await pause(3000);
 
-        // (a) A switchover: promoted when patronictl is done.
-        const promotedA = performance.now();
+        // (a) A switchover, the candidate promoted once patronictl is done.
+        const commandAt = performance.now();
         const newLeader = await cluster.switchover();
-        const switchedAt = performance.now();
-        await waitFor(() => feeds.at(-1)?.status === 200 && feeds.at(-1)!.at > switchedAt, {
+        const promotedA = performance.now();
+        await waitFor(() => feeds.at(-1)?.status === 200 && feeds.at(-1)!.at > promotedA, {
           what: 'the feeds back after the switchover',
           timeoutMs: 30000,
         });
@@ -178,6 +178,7 @@ describeWith(
         const endB = performance.now();
 
         const windows = {
+          switchoverCommand: (promotedA - commandAt) / 1000,
           switchover: {
             reads: backWithin(reads, promotedA, endA),
             feeds: backWithin(feeds, promotedA, endA),

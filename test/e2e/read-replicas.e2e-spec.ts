@@ -141,7 +141,9 @@ describeWith(['pg_basebackup'], 'Read replicas (DATABASE_REPLICA_URLS)', () => {
     await waitFor(async () => (await up()) === 1, { what: 'the replica in rotation' });
     await replica.end();
     await cluster.stopReplica();
+    const stoppedAt = performance.now();
     await waitFor(async () => (await up()) === 0, { what: 'the replica out of rotation' });
+    const outAfter = performance.now() - stoppedAt;
     // Every read from the primary, which has this link; readiness unaffected.
     await insertLinks(t.dataSource, [{ id: 'link-while-down' }]);
     for (let n = 0; n < 20; n++) expect(await linkIds()).toContain('link-while-down');
@@ -149,7 +151,11 @@ describeWith(['pg_basebackup'], 'Read replicas (DATABASE_REPLICA_URLS)', () => {
     expect(Object.keys(ready.body.details)).toEqual(['shutdown', 'database']);
 
     await cluster.startReplica();
+    const startedAt = performance.now();
     await waitFor(async () => (await up()) === 1, { what: 'the replica back in rotation' });
+    process.stderr.write(
+      `replica windows (s): ${JSON.stringify({ out: outAfter / 1000, back: (performance.now() - startedAt) / 1000 })}\n`,
+    );
     replica = new PgClient({ connectionString: cluster.url(cluster.replicaPort, database) });
     await replica.connect();
     await until(async () => {

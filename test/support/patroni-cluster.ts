@@ -100,6 +100,8 @@ export class PatroniCluster {
   async switchover(): Promise<string> {
     const leader = (await this.leader())!;
     const candidate = this.nodes.find((node) => node.name !== leader)!;
+    // In synchronous mode Patroni hands the lead only to the synchronous standby.
+    await this.synchronous(candidate.name);
     await run(programPath('patronictl'), [
       ...['-c', candidate.config, 'switchover'],
       ...['--leader', leader, '--candidate', candidate.name, '--force'],
