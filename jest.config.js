@@ -34,6 +34,7 @@ const OPERATIONAL = [
   'production-start',
   'query-plans',
   'rate-limit-redis',
+  'redis-gauge',
   'read-replicas',
   'runtime-image',
   'shared-counts',
