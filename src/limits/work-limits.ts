@@ -16,6 +16,11 @@ export type CostlyWork = Extract<ShedReason, 'count' | 'deep_page' | 'list_rende
 export class WorkLimits {
   private readonly running: Record<CostlyWork, number> = { count: 0, deep_page: 0, list_render: 0 };
   private readonly caps: Record<CostlyWork, number>;
+  private readonly waiting: Record<CostlyWork, (() => void)[]> = {
+    count: [],
+    deep_page: [],
+    list_render: [],
+  };
 
   constructor(
     env: LimitsEnv,
@@ -35,10 +40,27 @@ export class WorkLimits {
       throw new ServiceBusyException(kind);
     }
     this.running[kind]++;
+    return this.releasing(kind, work);
+  }
+
+  /**
+   * Runs `work` within its kind's cap, waiting its turn for a free place rather than refused:
+   * for the rest of work a response has begun (its answer can no longer be a 503).
+   */
+  async runInTurn<T>(kind: CostlyWork, work: () => Promise<T>): Promise<T> {
+    if (this.running[kind] < this.caps[kind]) this.running[kind]++;
+    else await new Promise<void>((resolve) => this.waiting[kind].push(resolve));
+    return this.releasing(kind, work);
+  }
+
+  /** Runs `work` in a place already taken, then hands the place to the next in turn, if any. */
+  private async releasing<T>(kind: CostlyWork, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } finally {
-      this.running[kind]--;
+      const next = this.waiting[kind].shift();
+      if (next) next();
+      else this.running[kind]--;
     }
   }
 }
