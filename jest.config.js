@@ -26,6 +26,7 @@ const OPERATIONAL = [
   'index-migrations',
   'kubernetes',
   'least-privilege',
+  'links-slow-readers',
   'logging',
   'malformed-http',
   'operations',
