@@ -29,17 +29,27 @@ export class FairSlots {
   /** A slot for `key`, now or once one is its turn; rejects with `refusal()` past the bounds. */
   acquire(key: string, waitMs: number, refusal: () => Error): Promise<Release> {
     if (this.running < this.max && this.queues.size === 0) return Promise.resolve(this.take(key));
-    const queue = this.queues.get(key) ?? [];
-    if (queue.length >= this.maxWaitingPerKey || waitMs <= 0) return Promise.reject(refusal());
+    const waiting = this.queues.get(key)?.length ?? 0;
+    if (waiting >= this.maxWaitingPerKey || waitMs <= 0) return Promise.reject(refusal());
     return new Promise<Release>((resolve, reject) => {
-      const waiter: Waiter = {
-        grant: resolve,
-        refuse: () => reject(refusal()),
-      };
+      const waiter: Waiter = { grant: resolve, refuse: () => reject(refusal()) };
       waiter.timer = setTimeout(() => this.giveUp(key, waiter), waitMs);
-      queue.push(waiter);
-      this.queues.set(key, queue);
+      this.enqueue(key, waiter);
     });
+  }
+
+  private enqueue(key: string, waiter: Waiter): void {
+    const queue = this.queues.get(key) ?? [];
+    queue.push(waiter);
+    this.queues.set(key, queue);
+  }
+
+  /** A slot for `key` once it is its turn, however long that takes: never refused. */
+  acquireInTurn(key: string): Promise<Release> {
+    if (this.running < this.max && this.queues.size === 0) return Promise.resolve(this.take(key));
+    return new Promise<Release>((resolve) =>
+      this.enqueue(key, { grant: resolve, refuse: () => undefined }),
+    );
   }
 
   /** Calls at work now, and calls waiting. */

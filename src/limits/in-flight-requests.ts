@@ -12,6 +12,7 @@ import {
 import { hasChunkedBody } from '../requests/request-size';
 import { requestIdOf } from '../logging/request-id';
 import { retryAfterWhenBusy } from '../errors/service-busy.exception';
+import { Backlog, backlogOf, hasTaken } from '../responses/reader-pace';
 import { SHED_COUNTER, ShedReason } from './shed-counter';
 
 /** Probes and scrapes: answered whatever the load, so a busy pod is never taken for a dead one. */
@@ -55,21 +56,10 @@ interface Behind {
 }
 
 interface Stall {
-  /** Bytes of the response not yet written to the connection, at the last sweep. */
-  pending: number;
-  /** Of those, bytes the kernel has not yet accepted from the socket's current write. */
-  queued: number;
+  /** What the client had not taken at the last sweep. */
+  backlog: Backlog;
   /** When the client last took any. */
   since: number;
-}
-
-/**
- * Bytes the kernel has not yet taken from the socket's current write: a write is handed on whole,
- * and only libuv's queue shows a slow client taking part of it. (Node reads the same field.)
- */
-function queuedBytes(res: ServerResponse): number {
-  const handle = (res.socket as { _handle?: { writeQueueSize?: number } } | null)?._handle;
-  return handle?.writeQueueSize ?? 0;
 }
 
 /**
@@ -222,17 +212,16 @@ export class InFlightRequests implements OnApplicationShutdown {
     const now = Date.now();
     for (const [res, open] of this.open) {
       const { stall } = open;
-      const pending = res.writableLength;
-      const queued = queuedBytes(res);
-      if (pending === 0) {
+      const backlog = backlogOf(res);
+      if (backlog.pending === 0) {
         open.stall = undefined;
-      } else if (!stall || pending < stall.pending || queued < stall.queued) {
-        open.stall = { pending, queued, since: now };
+      } else if (!stall || hasTaken(stall.backlog, backlog)) {
+        open.stall = { backlog, since: now };
       } else if (now - stall.since >= this.writeTimeoutMs) {
         this.shed.inc({ reason: 'write_timeout' });
         res.destroy();
       } else {
-        Object.assign(stall, { pending, queued });
+        stall.backlog = backlog;
       }
     }
   }

@@ -3,7 +3,7 @@ import { Counter } from 'prom-client';
 import { DatabaseEnv } from '../config/database.env';
 import { LimitsEnv } from '../config/limits.env';
 import { ServiceBusyException } from '../errors/service-busy.exception';
-import { FairSlots } from './fair-slots';
+import { FairSlots, Release } from './fair-slots';
 import { SHED_COUNTER, ShedReason } from './shed-counter';
 
 /** Work that holds a pooled connection for long, capped per kind. */
@@ -41,6 +41,18 @@ export class WorkLimits {
       this.shed.inc({ reason: kind });
       return new ServiceBusyException(kind);
     });
+    return this.releasing(release, work);
+  }
+
+  /**
+   * Runs `work` within its kind's cap, waiting its turn however long rather than refused: for
+   * the rest of work a response has begun (its answer can no longer be a 503).
+   */
+  async runInTurn<T>(kind: CostlyWork, keyId: string, work: () => Promise<T>): Promise<T> {
+    return this.releasing(await this.slots[kind].acquireInTurn(keyId), work);
+  }
+
+  private async releasing<T>(release: Release, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } finally {

@@ -1,9 +1,9 @@
 import { LinkRow } from './links.repository';
-import { renderLink, renderLinksList } from './link.renderer';
+import { ListPiece, renderLink, renderLinksList } from './link.renderer';
 
-const textOf = async (pieces: AsyncIterable<string>) => {
+const textOf = async (pieces: AsyncIterable<ListPiece>) => {
   let text = '';
-  for await (const piece of pieces) text += piece;
+  for await (const { text: piece } of pieces) text += piece;
   return text;
 };
 
@@ -62,5 +62,27 @@ describe('renderLinksList', () => {
     }
     await textOf(renderLinksList(batches()));
     expect(readBefore).toEqual([['a']]);
+  });
+
+  it('names after each piece where the rest goes on, and renders that rest alone', async () => {
+    const pieces: ListPiece[] = [];
+    for await (const piece of renderLinksList(batchesOf([link('a'), link('b')], [link('c')]))) {
+      pieces.push(piece);
+    }
+    expect(pieces.map(({ next }) => next)).toEqual([
+      { total: 0 },
+      { last: link('b'), total: 2 },
+      { last: link('c'), total: 3 },
+      { last: link('c'), total: 3, isEnded: true },
+    ]);
+    const whole = pieces.map(({ text }) => text).join('');
+    for (const [i, { next }] of pieces.slice(0, -1).entries()) {
+      const rest = batchesOf(...[[link('a'), link('b')], [link('c')]].slice(i));
+      const head = pieces
+        .slice(0, i + 1)
+        .map(({ text }) => text)
+        .join('');
+      expect(head + (await textOf(renderLinksList(rest, next)))).toBe(whole);
+    }
   });
 });

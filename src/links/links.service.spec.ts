@@ -7,13 +7,13 @@ import {
 } from '../../test/support/database';
 import { insertLinks } from '../../test/support/fixtures';
 import { workLimits } from '../../test/support/work-limits';
-import { renderLink, renderLinksList } from './link.renderer';
+import { ListPiece, renderLink, renderLinksList } from './link.renderer';
 import { LinksRepository } from './links.repository';
 import { LINKS_BATCH_SIZE, LinksService } from './links.service';
 
-async function readJson(pieces: AsyncIterable<string>) {
+async function readJson(pieces: AsyncIterable<ListPiece>) {
   let text = '';
-  for await (const piece of pieces) text += piece;
+  for await (const { text: piece } of pieces) text += piece;
   return JSON.parse(text) as { data: { id: string }[]; meta: unknown };
 }
 

@@ -4,9 +4,10 @@ import { CoalescedRead } from '../database/coalesced-read';
 import { isoMicros } from '../database/printed-timestamp';
 import { LINK_NOT_FOUND } from '../errors/error-texts';
 import { KeptBody, SharedRender } from '../responses/shared-render';
+import { Detached, goingOnAlone, StreamedBody } from '../responses/streamed-body';
 import { WorkLimits } from '../limits/work-limits';
 import { ApiCaller } from '../api-keys/api-key-verifier';
-import { renderLinksList } from './link.renderer';
+import { ListResume, renderLinksList } from './link.renderer';
 import { LinkRow, LinksBatchReader, LinksRepository } from './links.repository';
 
 // Rows per query: each query costs about as much as a hundred of its rows.
@@ -41,7 +42,7 @@ export class LinksService {
   private readonly content = new CoalescedRead(() => this.links.content());
   private kept?: KeptList;
   /** Renders still open to more requests, by the content their requests read. */
-  private readonly joinable = new Map<string, SharedRender>();
+  private readonly joinable = new Map<string, SharedRender<ListResume>>();
 
   constructor(
     private readonly links: LinksRepository,
@@ -68,18 +69,16 @@ export class LinksService {
   }
 
   /**
-   * Every link in list order (docs/api.md, Endpoints), in keyset batches read by `read`: each
-   * batch is read once the previous one has been consumed, so its rows can be dropped before
-   * the next arrives.
+   * Every link in list order (docs/api.md, Endpoints), or those after `after`, in keyset batches
+   * read by `read`: each batch is read once the previous one has been consumed, so its rows can
+   * be dropped before the next arrives.
    */
-  async *batches(read: LinksBatchReader): AsyncGenerator<LinkRow[]> {
-    let batch = await read(LINKS_BATCH_SIZE);
-    yield batch;
-    while (batch.length === LINKS_BATCH_SIZE) {
-      const last = batch[batch.length - 1];
-      const after = { timestamp: isoMicros(last.createdAt), id: last.id };
-      batch = await read(LINKS_BATCH_SIZE, after);
+  async *batches(read: LinksBatchReader, after?: LinkRow): AsyncGenerator<LinkRow[]> {
+    for (let last = after; ;) {
+      const batch = await read(LINKS_BATCH_SIZE, last && positionOf(last));
       yield batch;
+      if (batch.length < LINKS_BATCH_SIZE) return;
+      last = batch[batch.length - 1];
     }
   }
 
@@ -95,10 +94,12 @@ export class LinksService {
    * not changed between the two requests' reads), or a new one, within the renders' cap (in
    * the turn of `keyId`, the key of the request that starts it).
    */
-  private rendered(content: string, keyId: string): SharedRender {
+  private rendered(content: string, keyId: string): SharedRender<ListResume> {
     const open = this.joinable.get(content);
     if (open?.isJoinable) return open;
-    const render = new SharedRender(KEPT_LIST_MAX_BYTES);
+    const render = new SharedRender<ListResume>(KEPT_LIST_MAX_BYTES, (detached) =>
+      this.goOnAlone(detached),
+    );
     this.joinable.set(content, render);
     this.limits
       .run('list_render', keyId, () => this.render(render))
@@ -110,16 +111,53 @@ export class LinksService {
   }
 
   /** Renders the list into `render` from one snapshot, and keeps the body when it was kept whole. */
-  private render(render: SharedRender): Promise<void> {
+  private render(render: SharedRender<ListResume>): Promise<void> {
     return this.links.inOneSnapshot(async (snapshot) => {
       // The snapshot's own content: its rows may be newer than what the request read.
       const content = await snapshot.content();
       render.begin(streamedListEtag(content));
-      for await (const piece of renderLinksList(this.batches(snapshot.batch))) {
-        await render.write(piece);
+      for await (const { text, next } of renderLinksList(this.batches(snapshot.batch))) {
+        await render.write(text, next);
       }
       const kept = render.end();
       if (kept) this.kept = { content, ...kept };
     });
   }
+
+  /**
+   * A reader detached from its render goes on alone once it has taken what it was sent: the
+   * rest of its body from a snapshot of its own, within the renders' cap (its turn awaited: its
+   * answer has begun). The list may have changed meanwhile: its response is then cut, never
+   * finished with rows of another list than its ETag names.
+   */
+  private goOnAlone(detached: Detached<ListResume>): void {
+    void goingOnAlone(detached, (again) => this.goOnAlone(again)).then((body) => {
+      if (body === undefined) return;
+      if (detached.resume?.isEnded) return body.end();
+      const { res } = detached.receiver;
+      const etag = String(res.getHeader('ETag'));
+      // In the turn of the key whose request it answers (the access log's key id).
+      const keyId = String((res as Response).locals?.apiKeyId ?? '');
+      this.limits
+        .runInTurn('list_render', keyId, () => this.renderRest(body, etag, detached.resume))
+        .catch((error: unknown) => body.fail(error));
+    });
+  }
+
+  private renderRest(body: StreamedBody<ListResume>, etag: string, from?: ListResume) {
+    return this.links.inOneSnapshot(async (snapshot) => {
+      if (!body.hasReceivers) return;
+      if (streamedListEtag(await snapshot.content()) !== etag) return body.cut();
+      for await (const { text, next } of renderLinksList(
+        this.batches(snapshot.batch, from?.last),
+        from,
+      )) {
+        await body.write(Buffer.from(text), next);
+      }
+      body.end();
+    });
+  }
 }
+
+/** Where the list goes on after `link`. */
+const positionOf = (link: LinkRow) => ({ timestamp: isoMicros(link.createdAt), id: link.id });

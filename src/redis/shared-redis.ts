@@ -1,7 +1,7 @@
 import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
 import CircuitBreaker from 'opossum';
-import { withinTimeout } from './within-timeout';
+import { NoAnswerError, withinTimeout } from './within-timeout';
 
 const CONNECT_TIMEOUT_MS = 2000;
 
@@ -16,22 +16,30 @@ const CLIENT_COMMAND_TIMEOUT_MS = 10 * COMMAND_TIMEOUT_MS;
 // After a failure, how long every caller works alone before one call probes Redis.
 const PROBE_EVERY_MS = 1000;
 
+// How often a PING checks Redis, traffic or not: operators alert on the gauge, so it follows an
+// outage and a return within about this, the command timeout and a reconnect.
+const CHECK_EVERY_MS = 500;
+const MAX_RECONNECT_DELAY_MS = 500;
+
 type Work = (redis: Redis) => Promise<unknown>;
 type Fallback = () => unknown;
 
 /**
  * The one Redis connection the replicas share state through (rate limits, list totals),
- * behind one circuit breaker: the first failed or slow command opens it, and while it is open
- * every call takes its fallback at once (each process works alone), so a hung Redis costs a
- * request nothing; once a second one call probes Redis (the others still fall back) and its
- * success closes the breaker. The switch is logged once each way and reported through
- * `onChange` (the rate_limit_redis_available gauge).
+ * behind one circuit breaker: the first failed or slow command, or the connection's loss, opens
+ * it, and while it is open every call takes its fallback at once (each process works alone), so
+ * a hung Redis costs a request nothing; once a second one call probes Redis (the others still
+ * fall back) and its success closes the breaker. A PING on a timer moves it both ways too, with
+ * or without traffic. The switch is logged once each way and reported through `onChange` (the
+ * rate_limit_redis_available gauge).
  */
 export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(SharedRedis.name);
   private readonly redis: Redis;
   private readonly breaker: CircuitBreaker<[Work, Fallback], unknown>;
   private isClosing = false;
+  private isChecking = false;
+  private checker?: NodeJS.Timeout;
 
   constructor(
     url: string,
@@ -44,9 +52,18 @@ export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
       commandTimeout: CLIENT_COMMAND_TIMEOUT_MS,
       // Without a connection a command fails at once: the caller falls back instead.
       enableOfflineQueue: false,
+      // A command not answered on a lost connection has had its fallback: never sent again.
+      autoResendUnfulfilledCommands: false,
+      retryStrategy: (attempts) => Math.min(attempts * 50, MAX_RECONNECT_DELAY_MS),
+      // The handshake is its ready check alone (each command within the client's timeout), so
+      // a Redis that accepts but never answers is given up within it.
+      disableClientInfo: true,
     });
     // ioredis reconnects by itself; its errors reach the callers (and the breaker) as failures.
     this.redis.on('error', () => undefined);
+    // A lost connection opens the breaker at once, before any command has to fail.
+    this.redis.on('close', () => this.breaker.open());
+    this.redis.on('ready', () => void this.check());
     this.breaker = new CircuitBreaker(
       (work: Work, _fallback: Fallback) => withinTimeout(work(this.redis), COMMAND_TIMEOUT_MS),
       {
@@ -72,6 +89,7 @@ export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
       }));
     if (isReady) this.onChange(true);
     else this.breaker.open();
+    this.checker = setInterval(() => void this.check(), CHECK_EVERY_MS).unref();
   }
 
   /** `work`'s result, or `fallback`'s when Redis fails, is slow or is known to be down. */
@@ -86,8 +104,28 @@ export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     this.isClosing = true;
+    clearInterval(this.checker);
     this.breaker.shutdown();
     await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  /**
+   * Whether Redis answers a PING in time decides the breaker, so it follows Redis both ways
+   * without waiting for a request to try. A PING unanswered leaves the connection's replies in
+   * doubt (a reply may yet come, or be lost): a new connection starts clean.
+   */
+  private async check(): Promise<void> {
+    if (this.isChecking || this.isClosing) return;
+    this.isChecking = true;
+    try {
+      await withinTimeout(this.redis.ping(), COMMAND_TIMEOUT_MS);
+      if (!this.isClosing) this.breaker.close();
+    } catch (error) {
+      this.breaker.open();
+      if (error instanceof NoAnswerError && !this.isClosing) this.redis.disconnect(true);
+    } finally {
+      this.isChecking = false;
+    }
   }
 
   private reportAvailable(): void {

@@ -1,3 +1,6 @@
+/** Nothing answered in time: a hung server, or a lost connection not yet noticed. */
+export class NoAnswerError extends Error {}
+
 /**
  * `work`'s outcome, or a rejection once it has gone `ms` unsettled. A timer runs before the
  * I/O that arrived while the event loop was held (a long task, a collection, a throttled CPU):
@@ -11,7 +14,7 @@ export function withinTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
     const timer = setTimeout(
       () =>
         setImmediate(() => {
-          if (!isSettled) reject(new Error(`no answer within ${ms} ms`));
+          if (!isSettled) reject(new NoAnswerError(`no answer within ${ms} ms`));
         }),
       ms,
     );

@@ -135,7 +135,8 @@ describe('A pod under abuse stays inside its limits', () => {
       stalled.push(stalledReader(api.url, '/api/data/links', KEY_A));
       await sleep(250);
     }
-    // The renders' cap is held by the stalled ones until their cut: a clean 503, then a 200.
+    // A render holds its place in the cap a second at most once none of its readers reads: a
+    // clean 503 meanwhile, then a 200.
     let res = await fetchLinks(api.url, KEY_B);
     while (res.status === 503) {
       expect(res.headers.get('retry-after')).toMatch(/^[1-4]$/);

@@ -12,6 +12,8 @@ export class TcpProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
   port = 0;
+  /** Connections taken, since the start. */
+  accepted = 0;
   silent = false;
   /** Holds every chunk, either way, this long: a slow network. */
   delayMs = 0;
@@ -23,6 +25,7 @@ export class TcpProxy {
 
   async up(): Promise<void> {
     this.server = createServer((client) => {
+      this.accepted += 1;
       const upstream = connect(this.targetPort, this.targetHost);
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);

@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { get, IncomingMessage } from 'node:http';
+import zlib from 'node:zlib';
+import { fetchRaw, renderServer, RenderServer } from '../../test/support/render-server';
+import { SharedRender } from './shared-render';
+import { Detached, DETACH_BEHIND_BYTES, EVERY_RECEIVER_LEFT, goingOnAlone } from './streamed-body';
+
+const PIECE_BYTES = 256 * 1024;
+
+/** Pieces that barely compress, so a compressed body is as long as a plain one, nearly. */
+const piecesOf = (count: number) =>
+  Array.from({ length: count }, () => randomBytes((PIECE_BYTES * 3) / 4).toString('base64'));
+
+/** A request whose response is not read until `read()`; `body` resolves once it closes. */
+function pausedRequest(url: string, encoding: string) {
+  const chunks: Buffer[] = [];
+  let response: IncomingMessage | undefined;
+  const body = new Promise<{ body: Buffer; complete: boolean }>((resolve) => {
+    const request = get(url, { headers: { 'Accept-Encoding': encoding } }, (res) => {
+      response = res;
+      res.pause();
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', () => undefined);
+      res.on('close', () => resolve({ body: Buffer.concat(chunks), complete: res.complete }));
+    });
+    request.on('error', () => undefined);
+  });
+  return { body, read: () => response?.resume(), cut: () => response?.destroy() };
+}
+
+const decoded = (encoding: string, body: Buffer) =>
+  encoding === 'gzip'
+    ? zlib.gunzipSync(body)
+    : encoding === 'deflate'
+      ? zlib.inflateSync(body)
+      : encoding === 'br'
+        ? zlib.brotliDecompressSync(body)
+        : body;
+
+describe('StreamedBody', () => {
+  let render: SharedRender<number>;
+  let detached: Detached<number>[];
+  /** Bytes waiting in the server for each detached receiver when it was detached. */
+  let waitingAtDetach: number[];
+  let served: RenderServer;
+  let paused: ReturnType<typeof pausedRequest>[];
+  const pausedReader = (encoding: string) => {
+    const reader = pausedRequest(served.url, encoding);
+    paused.push(reader);
+    return reader;
+  };
+
+  beforeAll(async () => (served = await renderServer((req, res) => render.serve(req, res))));
+  beforeEach(() => {
+    served.reset();
+    detached = [];
+    waitingAtDetach = [];
+    paused = [];
+    render = new SharedRender<number>(1, (receiver) => {
+      detached.push(receiver);
+      waitingAtDetach.push(receiver.receiver.res.writableLength);
+    });
+    render.begin('W/"streamed"');
+  });
+  afterEach(() => paused.forEach((reader) => reader.cut()));
+  afterAll(() => served.server.close());
+
+  it('waits for its one reader, and detaches it once it takes nothing: the render stops', async () => {
+    pausedReader('identity');
+    await served.joined(1);
+    const pieces = piecesOf(256);
+    let written = 0;
+    const writing = (async () => {
+      for (const [i, piece] of pieces.entries()) {
+        await render.write(piece, i);
+        written++;
+      }
+    })();
+    await expect(writing).rejects.toThrow(EVERY_RECEIVER_LEFT);
+    // It held at most what the socket's buffers take, and goes on after the last piece it got.
+    expect(written).toBeLessThan(pieces.length / 2);
+    expect(detached.map(({ resume }) => resume)).toEqual([written]);
+  }, 20_000);
+
+  it.each(['identity', 'gzip', 'deflate', 'br'])(
+    'goes on without a %s reader that stopped, which then goes on alone to the same body',
+    async (encoding) => {
+      const slow = pausedReader(encoding);
+      const fast = fetchRaw(served.url, { 'Accept-Encoding': encoding });
+      await served.joined(2);
+      const pieces = piecesOf(96);
+      // Written in full while the slow reader reads nothing: no one waits for it.
+      for (const [i, piece] of pieces.entries()) await render.write(piece, i);
+      render.end();
+      const whole = Buffer.from(pieces.join(''));
+      const fastAnswer = await fast;
+      expect(fastAnswer.complete).toBe(true);
+      expect(decoded(encoding, fastAnswer.body).equals(whole)).toBe(true);
+
+      expect(detached).toHaveLength(1);
+      const [{ resume }] = detached;
+      // Detached once past the bound: by a piece, or what a compressor let out since the last one.
+      expect(waitingAtDetach[0]).toBeGreaterThan(DETACH_BEHIND_BYTES);
+      expect(waitingAtDetach[0]).toBeLessThan(2 * DETACH_BEHIND_BYTES);
+      slow.read();
+      const alone = await goingOnAlone(detached[0], (again) => detached.push(again));
+      for (let i = (resume as number) + 1; i < pieces.length; i++) {
+        await alone?.write(Buffer.from(pieces[i]), i);
+      }
+      alone?.end();
+      const slowAnswer = await slow.body;
+      expect(slowAnswer.complete).toBe(true);
+      expect(decoded(encoding, slowAnswer.body).equals(whole)).toBe(true);
+    },
+    30_000,
+  );
+});

@@ -1,0 +1,98 @@
+import { get } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { LinksRepository } from '../../src/links/links.repository';
+import { AUTH, createTestApp, TestApp } from '../support/create-app';
+import { fetchRaw, Received } from '../support/render-server';
+import { waitFor } from '../support/wait-for';
+import { ShutdownState } from '../../src/health/shutdown-state';
+
+// A streamed body (~100 bytes a link) longer than the socket buffers on both sides hold, so a
+// reader that stops falls far behind one that reads.
+const LINKS = 150_000;
+
+/** A List Links request whose answer is not read until `read()`. */
+function pausedGet(url: string) {
+  let read = () => {};
+  const answer = new Promise<Received>((resolve) => {
+    get(url, { headers: AUTH }, (res) => {
+      res.pause();
+      read = () => res.resume();
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', () => undefined);
+      res.on('close', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks),
+          complete: res.complete,
+        }),
+      );
+    }).on('error', () => undefined);
+  });
+  return { answer, read: () => read() };
+}
+
+// Two requests share a render; one stops reading. The other is not held by it, and the one that
+// stopped goes on alone when it reads again, from a snapshot of its own of the same list.
+describe('List Links for a reader that falls behind the one it shares a render with', () => {
+  let t: TestApp;
+  let url: string;
+  let renders: jest.SpyInstance;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await t.dataSource.query(
+      `INSERT INTO links (id) SELECT 'link-' || lpad(g::text, 6, '0') FROM generate_series(1, $1::int) g`,
+      [LINKS],
+    );
+    const server = t.app.getHttpServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/data/links`;
+  }, 60_000);
+  afterAll(() => t.close());
+  beforeEach(() => (renders = jest.spyOn(t.app.get(LinksRepository), 'inOneSnapshot')));
+  afterEach(() => jest.restoreAllMocks());
+
+  const change = () => t.dataSource.query(`UPDATE links SET id = id WHERE id = 'link-000001'`);
+
+  /** Both requests, sharing one render: it starts once both are in, however loaded the machine. */
+  async function sharedRender() {
+    let start = () => {};
+    const started = new Promise<void>((resolve) => (start = resolve));
+    const inOneSnapshot = LinksRepository.prototype.inOneSnapshot;
+    renders.mockImplementationOnce(async function (this: LinksRepository, read) {
+      await started;
+      return inOneSnapshot.call(this, read);
+    });
+    const slow = pausedGet(url);
+    const fast = fetchRaw(url, AUTH);
+    await waitFor(() => t.app.get(ShutdownState).inFlight === 2, { what: 'both requests in' });
+    start();
+    return { slow, fast: await fast };
+  }
+
+  it('finishes the reader that reads first, then the other alone, to the same body', async () => {
+    await change();
+    const { slow, fast } = await sharedRender();
+    expect(fast).toMatchObject({ status: 200, complete: true });
+    slow.read();
+    const alone = await slow.answer;
+    expect(alone).toMatchObject({ status: 200, complete: true });
+    expect(alone.headers.etag).toBe(fast.headers.etag);
+    expect(alone.body.equals(fast.body)).toBe(true);
+    // One render for both, and one snapshot for the rest of the one that fell behind.
+    expect(renders).toHaveBeenCalledTimes(2);
+  }, 30_000);
+
+  it('cuts the one that fell behind when the list changed before it read again', async () => {
+    await change();
+    const { slow, fast } = await sharedRender();
+    expect(fast).toMatchObject({ status: 200, complete: true });
+    await change();
+    slow.read();
+    // Its ETag names the list it began; rows of another would make a body no list ever was.
+    expect(await slow.answer).toMatchObject({ status: 200, complete: false });
+    expect(renders).toHaveBeenCalledTimes(2);
+  }, 30_000);
+});
