@@ -90,6 +90,14 @@ export function countQuery(filters: ClientFilters): SqlQuery {
   return { text, params: params.values };
 }
 
+/** The rows matching the filters, counted up to `bound`: it stops there, whatever the total. */
+export function boundedCountQuery(filters: ClientFilters, bound: number): SqlQuery {
+  const params = new Params();
+  const conditions = where(filterConditions(filters, params));
+  const text = `SELECT count(*) AS total FROM (SELECT FROM ${CLIENTS} ${conditions} LIMIT ${params.bind(bound, 'int')}) AS c`;
+  return { text, params: params.values };
+}
+
 /**
  * Whether an ordering index's keys alone select the filtered rows: no filter, or one on
  * `linkId` or `status`. (`isDeleted=true` has an index of its own, but a partial one: a plan
@@ -172,6 +180,14 @@ export class ClientsRepository {
   async count(filters: ClientFilters): Promise<number> {
     if (selectsNone(filters)) return 0;
     const { text, params } = countQuery(filters);
+    const [row] = await this.database.query<{ total: string }[]>(text, params);
+    return Number(row.total);
+  }
+
+  /** The total when at most `bound` rows match; otherwise `bound` + 1 (more). */
+  async countUpTo(filters: ClientFilters, bound: number): Promise<number> {
+    if (selectsNone(filters)) return 0;
+    const { text, params } = boundedCountQuery(filters, bound + 1);
     const [row] = await this.database.query<{ total: string }[]>(text, params);
     return Number(row.total);
   }

@@ -75,6 +75,26 @@ describe('ClientsService', () => {
     });
   });
 
+  it('counts a total of few rows outside the counts cap, which stays for costly counts', async () => {
+    const limits = workLimits({ MAX_CONCURRENT_COUNTS: 1 });
+    const shared = new ClientsService(
+      new ClientsRepository(reader),
+      new CountCache(0),
+      codec,
+      limits,
+      new LimitsEnv(),
+    );
+    // The one count slot, taken until the end of the test.
+    let free = () => {};
+    const holding = limits.run('count', 'another-key', () => new Promise<void>((r) => (free = r)));
+    const page = JSON.parse(
+      renderClientsPage(await shared.list(query({ page: 1, limit: 1 }), CALLER)),
+    );
+    expect(page.meta).toMatchObject({ total: 3, totalPages: 3 });
+    free();
+    await holding;
+  });
+
   it('combines filters and counts exactly', async () => {
     const page = await listed(service, { linkId: 'l1', isDeleted: true, status: 'connected' });
     expect(page.data.map((c: { id: string }) => c.id)).toEqual(['c2']);
