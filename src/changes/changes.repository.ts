@@ -3,7 +3,11 @@ import { CLIENT_COLUMNS, ClientRow } from '../clients/clients.repository';
 import { LINK_COLUMNS, LinkRow } from '../links/links.repository';
 import { DatabaseReader } from '../database/database-reader';
 import { isoMicros, printedTimestamp } from '../database/printed-timestamp';
-import { isStorableText } from '../database/storable-text';
+import { FilterSql, SqlParams } from '../query/filter-sql';
+import { givenFilters } from '../query/filters';
+import { Client } from '../clients/client.entity';
+import { Link } from '../links/link.entity';
+import { ClientChangesQuery, LinkChangesQuery } from './dto/changes.query';
 import { Position } from '../database/list-order';
 import { CoalescedRead, CoalescedReads, ReadGate } from '../database/coalesced-read';
 import { SafePointLag } from './safe-point-lag';
@@ -43,30 +47,40 @@ export const SAFE_POINT_QUERY = `
 // The links columns are unqualified, which the alias `c` does not disturb.
 const FEED_COLUMNS: Record<Feed, string> = { links: LINK_COLUMNS, clients: CLIENT_COLUMNS };
 
+/** Each feed's filters, as declared on its query (@Filter). */
+const FEED_QUERIES = { links: LinkChangesQuery, clients: ClientChangesQuery };
+const FEED_FILTERS: Record<Feed, FilterSql<unknown>> = {
+  links: new FilterSql(LinkChangesQuery, Link),
+  clients: new FilterSql(ClientChangesQuery, Client),
+};
+
+/** A feed's filters: its query's @Filter fields, each optional (the client feed's `linkId`). */
+export type FeedFilters = Pick<ClientChangesQuery, 'linkId'>;
+
 /**
- * Up to `limit` + 1 rows after `after` and before `safePoint`, in feed order (updated_at, then
- * id byte order): an index range scan from the position, whatever its depth.
+ * Up to `limit` + 1 rows after `after` and before `safePoint` that pass the filters, in feed
+ * order (updated_at, then id byte order): an index range scan from the position, whatever its
+ * depth.
  */
 export function changesQuery(
   feed: Feed,
   after: Position,
   safePoint: string,
   limit: number,
-  linkId?: string,
+  filters: FeedFilters = {},
 ) {
-  const params: unknown[] = [after.timestamp, after.id, safePoint, limit];
+  const params = new SqlParams();
+  const timestamp = params.bind(after.timestamp, 'timestamptz');
+  const id = params.bind(after.id, 'text');
   const conditions = [
-    `(c.updated_at, c.id COLLATE "C") > ($1::timestamptz, $2::text COLLATE "C")`,
-    `c.updated_at < $3::timestamptz`,
+    `(c.updated_at, c.id COLLATE "C") > (${timestamp}, ${id} COLLATE "C")`,
+    `c.updated_at < ${params.bind(safePoint, 'timestamptz')}`,
+    ...FEED_FILTERS[feed].conditions(filters, params, 'c'),
   ];
-  if (linkId !== undefined) {
-    params.push(linkId);
-    conditions.push(`c.link_id = $5::text`);
-  }
   const text = `
     SELECT ${FEED_COLUMNS[feed]} FROM ${feed} AS c WHERE ${conditions.join(' AND ')}
-    ORDER BY c.updated_at, c.id COLLATE "C" LIMIT $4::int + 1`;
-  return { text, params };
+    ORDER BY c.updated_at, c.id COLLATE "C" LIMIT ${params.bind(limit, 'int')} + 1`;
+  return { text, params: params.values };
 }
 
 interface SafePoint {
@@ -122,16 +136,17 @@ export class ChangesRepository {
     private readonly lag: SafePointLag,
   ) {}
 
-  /** Up to `limit` + 1 rows after `after`, none at or past the safe point. */
+  /** Up to `limit` + 1 rows after `after` that pass `filters`, none at or past the safe point. */
   page<F extends Feed>(
     feed: F,
     after: Position,
     limit: number,
-    linkId?: string,
+    filters: FeedFilters,
     { safePoint, gate }: PageOptions = {},
   ): Promise<FeedRead<F>> {
-    const key = JSON.stringify([feed, after.timestamp, after.id, limit, linkId ?? null, safePoint]);
-    const read = () => this.readPage(feed, after, limit, linkId, safePoint);
+    const given = givenFilters(FEED_QUERIES[feed], filters).map(({ name, value }) => [name, value]);
+    const key = JSON.stringify([feed, after.timestamp, after.id, limit, given, safePoint]);
+    const read = () => this.readPage(feed, after, limit, filters, safePoint);
     return this.pages.get(key, read, gate) as Promise<FeedRead<F>>;
   }
 
@@ -167,13 +182,15 @@ export class ChangesRepository {
     feed: F,
     after: Position,
     limit: number,
-    linkId?: string,
+    filters: FeedFilters,
     readUpTo?: string,
   ): Promise<FeedRead<F>> {
     // A link id with NUL matches nothing, and PostgreSQL would reject the query.
-    if (!isStorableText(linkId ?? '')) return { rows: [], safePoint: readUpTo ?? '-infinity' };
+    if (FEED_FILTERS[feed].selectsNone(filters)) {
+      return { rows: [], safePoint: readUpTo ?? '-infinity' };
+    }
     const safePoint = readUpTo ?? (await this.safePoint());
-    const { text, params } = changesQuery(feed, after, safePoint, limit, linkId);
+    const { text, params } = changesQuery(feed, after, safePoint, limit, filters);
     // The same index range scan whatever the position: prepared (DatabaseReader).
     const rows = await this.database.query<FeedRows[F][]>(text, params, {
       primary: true,

@@ -83,8 +83,8 @@ export class ChangesService {
     request: FeedRequest,
     options?: PageOptions,
   ): Promise<{ page: ChangesPage<F>; safePoint: string }> {
-    const { limit, after = START, linkId } = request;
-    const read = await this.repository.page(feed, after, limit, linkId, options);
+    const { limit, after = START } = request;
+    const read = await this.repository.page(feed, after, limit, request, options);
     // The requests that shared a read share its page (and its text): same rows, same cursor.
     const pages = this.pagesOf.get(read) ?? new Map<string, ChangesPage>();
     this.pagesOf.set(read, pages);

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseReader } from '../database/database-reader';
-import { columnOf, columnTypeOf, tableOf } from '../database/entity-columns';
+import { columnOf, tableOf } from '../database/entity-columns';
 import { afterPosition, LIST_ORDER, Position } from '../database/list-order';
 import { printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
-import { filtersOf, givenFilters } from '../query/filters';
+import { FilterSql, SqlParams } from '../query/filter-sql';
 import { Client } from './client.entity';
 import { ListClientsQuery } from './dto/list-clients.query';
 
@@ -43,36 +43,10 @@ const STORED_COLUMNS = (['id', 'linkId', 'isDeleted', 'status', 'createdAt', 'up
   .map(column)
   .join(', ');
 
-/** Collects bind parameters: every value reaches PostgreSQL as a parameter, never as SQL. */
-class Params {
-  readonly values: unknown[] = [];
-
-  bind(value: unknown, type: string): string {
-    this.values.push(value);
-    return `$${this.values.length}::${type}`;
-  }
-}
-
-// Each declared filter's column and SQL type, read from the entity once, not per request.
-const FILTER_COLUMNS = new Map(
-  filtersOf(ListClientsQuery).map(({ name, property }) => {
-    const field = property as keyof Client & string;
-    return [name, { column: column(field), type: columnTypeOf(Client, field) }];
-  }),
-);
-
-/** Each filter given, as its declaration says (@Filter): the column, the operator, the value. */
-const filterConditions = (filters: ClientFilters, params: Params): string[] =>
-  givenFilters(ListClientsQuery, filters).map(({ name, operator, value }) => {
-    const { column, type } = FILTER_COLUMNS.get(name)!;
-    return `${column} ${operator} ${params.bind(value, type)}`;
-  });
-
-/** Text PostgreSQL cannot hold matches no row (isStorableText): such a filter selects none. */
-const selectsNone = (filters: ClientFilters): boolean =>
-  givenFilters(ListClientsQuery, filters).some(
-    ({ value }) => typeof value === 'string' && !isStorableText(value),
-  );
+const FILTERS = new FilterSql(ListClientsQuery, Client);
+const filterConditions = (filters: ClientFilters, params: SqlParams) =>
+  FILTERS.conditions(filters, params);
+const selectsNone = (filters: ClientFilters) => FILTERS.selectsNone(filters);
 
 const where = (conditions: string[]) =>
   conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
@@ -85,14 +59,14 @@ export function getQuery(id: string): SqlQuery {
 }
 
 export function countQuery(filters: ClientFilters): SqlQuery {
-  const params = new Params();
+  const params = new SqlParams();
   const text = `SELECT count(*) AS total FROM ${CLIENTS} ${where(filterConditions(filters, params))}`;
   return { text, params: params.values };
 }
 
 /** The rows matching the filters, counted up to `bound`: it stops there, whatever the total. */
 export function boundedCountQuery(filters: ClientFilters, bound: number): SqlQuery {
-  const params = new Params();
+  const params = new SqlParams();
   const conditions = where(filterConditions(filters, params));
   const text = `SELECT count(*) AS total FROM (SELECT FROM ${CLIENTS} ${conditions} LIMIT ${params.bind(bound, 'int')}) AS c`;
   return { text, params: params.values };
@@ -122,7 +96,7 @@ function selectedByIndexKeys({ linkId, isDeleted, status }: ClientFilters): bool
  * for any parameters no costlier. Any other page is planned for its own parameters.
  */
 export function pageQuery(filters: ClientFilters, limit: number, from: PageStart): SqlQuery {
-  const params = new Params();
+  const params = new SqlParams();
   const conditions = filterConditions(filters, params);
   if ('after' in from) {
     const createdAt = params.bind(from.after.timestamp, 'timestamptz');

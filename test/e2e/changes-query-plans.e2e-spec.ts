@@ -71,7 +71,7 @@ describe('Change feed query plans on a large table', () => {
   afterAll(() => dropSuiteDatabase(dataSource));
 
   async function explain(feed: Feed, after: typeof START, linkId?: string) {
-    const { text, params } = changesQuery(feed, after, safePoint, 100, linkId);
+    const { text, params } = changesQuery(feed, after, safePoint, 100, { linkId });
     const [row] = await dataSource.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, params);
     const plan = row['QUERY PLAN'][0];
     return { nodes: nodesOf(plan.Plan), ms: plan['Execution Time'] as number };
@@ -105,7 +105,7 @@ describe('Change feed query plans on a large table', () => {
   it('keeps the plans of the safe point and of a feed page', async () => {
     const reader = databaseReader(dataSource);
     const changes = new ChangesRepository(reader, new SafePointLag(new Registry()));
-    for (let n = 0; n < 8; n++) await changes.page('clients', deep.clients, 100);
+    for (let n = 0; n < 8; n++) await changes.page('clients', deep.clients, 100, {});
     const statements = await reader.query<{ statement: string; generic_plans: string }[]>(
       'SELECT statement, generic_plans FROM pg_prepared_statements ORDER BY prepare_time',
       [],
@@ -130,7 +130,7 @@ describe('Change feed query plans on a large table', () => {
       const nodes = nodesOf(
         await genericPlanOf<PlanNode>(
           dataSource,
-          changesQuery(feed, START, safePoint, 100, linkId),
+          changesQuery(feed, START, safePoint, 100, { linkId }),
         ),
       );
       expect(nodes.map((node) => node['Node Type'])).toEqual(['Limit', 'Index Scan']);

@@ -203,6 +203,37 @@ describe('Change feeds', () => {
     });
   });
 
+  // Cursors issued before feed scopes named their filters (signed with the suite's secret, after
+  // client-0 on 2026-01-01): they still continue their walks, and only on their own feed and filter.
+  describe('cursors of the first format', () => {
+    const FIRST_FORMAT = {
+      links:
+        'WyIyMDI2LTAxLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMCIsIm5oM2dXTnlKM3Y4Il0._17zteYFbIi027jHhanYVA',
+      clients:
+        'WyIyMDI2LTAxLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMCIsIllxR0REYUlId2pNIl0.xp9Bi4OnCefXo-rjBxs__A',
+      linkA:
+        'WyIyMDI2LTAxLTAxVDAwOjAwOjAwLjAwMDAwMFoiLCJjbGllbnQtMCIsIjFqbnZxWW5NekJNIl0.O1EPwOEs3uXXWcG6EAwFzQ',
+    };
+    it.each([
+      ['/api/data/changes/links', FIRST_FORMAT.links],
+      ['/api/data/changes/clients', FIRST_FORMAT.clients],
+      ['/api/data/changes/clients?linkId=link-a', FIRST_FORMAT.linkA],
+    ])('%s continues after its position', async (path, cursor) => {
+      const sep = path.includes('?') ? '&' : '?';
+      const res = await get(`${path}${sep}cursor=${cursor}`).expect(200);
+      expect(res.body.meta.nextCursor).toEqual(expect.any(String));
+    });
+
+    it.each([
+      ['/api/data/changes/clients', FIRST_FORMAT.links],
+      ['/api/data/changes/clients?linkId=link-b', FIRST_FORMAT.linkA],
+      ['/api/data/changes/links', FIRST_FORMAT.clients],
+    ])('%s refuses one of another feed or filter', async (path, cursor) => {
+      const sep = path.includes('?') ? '&' : '?';
+      await get(`${path}${sep}cursor=${cursor}`).expect(400);
+    });
+  });
+
   describe('400s', () => {
     const expect400 = async (url: string, errors: { name: string; reason: string }[]) => {
       const res = await get(url).expect(400);

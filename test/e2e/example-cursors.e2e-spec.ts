@@ -18,10 +18,13 @@ const DOCUMENTS = [
 // A cursor as the API prints it: a base64url payload, a dot, a 16-byte MAC.
 const CURSOR = /\b[A-Za-z0-9_-]{24,}\.[A-Za-z0-9_-]{22}\b/g;
 
-// Every scope an example may show: each feed's, and List Clients' with any of its filters.
+// Every scope an example may show: each feed's (and the feeds' first format, whose cursors still
+// work), and List Clients' with any of its filters.
 const scopes = [
   linkChangesScope(),
   clientChangesScope({}),
+  'changes/links',
+  'changes/clients\0[null]',
   ...filterCombinations(filterSamples(['link-01', 'link-38'], [])).map(listClientsScope),
 ];
 

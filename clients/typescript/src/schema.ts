@@ -277,7 +277,7 @@ export interface components {
             limit: number;
             /**
              * @description Never null: the position after the last row returned, or this request’s own position when none was. Store it and poll with it.
-             * @example WyIyMDI2LTAxLTAxVDAxOjAwOjAwLjAwMDAwMFoiLCJsaW5rLTAxIiwibmgzZ1dOeUozdjgiXQ.EoaJef7rVMhhTbEthHE-Tw
+             * @example WyIyMDI2LTAxLTAxVDAxOjAwOjAwLjAwMDAwMFoiLCJsaW5rLTAxIiwiZVl6STNldXVRRVUiXQ.Ba3eFFNOxCujhwDeM-upgw
              */
             nextCursor: string;
             /** @description true: the page was full, more rows are ready now; false: caught up */
@@ -2638,7 +2638,7 @@ export interface operations {
                      *       ],
                      *       "meta": {
                      *         "limit": 100,
-                     *         "nextCursor": "WyIyMDI2LTAyLTA1VDAwOjAzOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMTEiLCJZcUdERGFJSHdqTSJd.NtwEddqGSIpHINRGHdgCUw",
+                     *         "nextCursor": "WyIyMDI2LTAyLTA1VDAwOjAzOjAwLjAwMDAwMFoiLCJjbGllbnQtMDAwMTEiLCJCNEp0bDV6OXhzOCJd.LOEGgCsT-YbyUGhA13mZJA",
                      *         "hasMore": false
                      *       }
                      *     }
@@ -3198,7 +3198,7 @@ export interface operations {
                      *       ],
                      *       "meta": {
                      *         "limit": 100,
-                     *         "nextCursor": "WyIyMDI2LTAxLTAxVDAxOjAwOjAwLjAwMDAwMFoiLCJsaW5rLTAxIiwibmgzZ1dOeUozdjgiXQ.EoaJef7rVMhhTbEthHE-Tw",
+                     *         "nextCursor": "WyIyMDI2LTAxLTAxVDAxOjAwOjAwLjAwMDAwMFoiLCJsaW5rLTAxIiwiZVl6STNldXVRRVUiXQ.Ba3eFFNOxCujhwDeM-upgw",
                      *         "hasMore": false
                      *       }
                      *     }

@@ -7,7 +7,9 @@ import {
   LimitField,
 } from '../../query/fields';
 import { Position } from '../../database/list-order';
+import { Filter, filterScope, filtersOf } from '../../query/filters';
 import { SignedCursor } from '../../query/signed-cursor';
+import { Client } from '../../clients/client.entity';
 
 const CURSOR_DOC = {
   description:
@@ -28,10 +30,17 @@ const WaitField = () =>
     { minimum: 1, maximum: MAX_WAIT_SECONDS },
   );
 
-/** What a feed cursor is bound to: its feed, and on the client feed its linkId filter. */
-export const linkChangesScope = () => 'changes/links';
-export const clientChangesScope = ({ linkId }: { linkId?: string }) =>
-  `changes/clients\0${JSON.stringify([linkId])}`;
+/** What a feed cursor is bound to: its feed and the filters given, by name (as List Clients'). */
+export const linkChangesScope = (query: object = {}) =>
+  filterScope('changes/links', filtersOf(LinkChangesQuery), query);
+export const clientChangesScope = (query: object) =>
+  filterScope('changes/clients', filtersOf(ClientChangesQuery), query);
+
+// The scopes of feed cursors issued before scopes named their filters: the feed, and on the
+// client feed its linkId (null when absent). Such a cursor still continues its walk.
+const firstLinkChangesScope = () => 'changes/links';
+const firstClientChangesScope = ({ linkId }: ClientChangesQuery) =>
+  `changes/clients\0${JSON.stringify([linkId ?? null])}`;
 
 /** The Link changes parameters (docs/api.md "Change feeds"). */
 export class LinkChangesQuery {
@@ -40,7 +49,7 @@ export class LinkChangesQuery {
 
   @ApiPropertyOptional(CURSOR_DOC)
   @CursorField()
-  @SignedCursor<LinkChangesQuery>(linkChangesScope, 'after')
+  @SignedCursor<LinkChangesQuery>(linkChangesScope, 'after', [], firstLinkChangesScope)
   cursor?: string;
 
   @WaitField()
@@ -55,12 +64,12 @@ export class ClientChangesQuery {
   @LimitField('Rows per page (decimal digits only)')
   limit = 100;
 
-  @IdField('Only the clients of this link (exact match)')
+  @Filter(Client, 'linkId', '=', IdField('Only the clients of this link (exact match)'))
   linkId?: string;
 
   @ApiPropertyOptional(CURSOR_DOC)
   @CursorField()
-  @SignedCursor<ClientChangesQuery>(clientChangesScope, 'after', ['linkId'])
+  @SignedCursor<ClientChangesQuery>(clientChangesScope, 'after', [], firstClientChangesScope)
   cursor?: string;
 
   @WaitField()

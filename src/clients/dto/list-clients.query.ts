@@ -14,8 +14,8 @@ import { exampleCursor } from '../../query/example-cursor';
 import { Position } from '../../database/list-order';
 import { SignedCursor } from '../../query/signed-cursor';
 import { Client } from '../client.entity';
+import { FILTERABLE_STATUSES, FilterableStatus } from '../client-statuses';
 
-export const FILTERABLE_STATUSES = ['new', 'connected'] as const;
 export const MAX_PAGE = 2147483647;
 
 // docs/api.md, Endpoints: a cursor continues a walk, a page number starts one; both at once is a 400.
@@ -70,7 +70,7 @@ export class ListClientsQuery {
   isDeleted?: boolean;
 
   @Filter(Client, 'status', '=', EnumField('Exact match on the status', FILTERABLE_STATUSES))
-  status?: (typeof FILTERABLE_STATUSES)[number];
+  status?: FilterableStatus;
 
   @ApiPropertyOptional({
     description:
