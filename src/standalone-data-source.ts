@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { ApiKey } from './api-keys/api-key.entity';
+import { ApiKeyLink } from './api-keys/api-key-link.entity';
 import { Client } from './clients/client.entity';
 import { validateDatabaseEnv } from './config/env';
 import { DatabaseSettings, dataSourceOptions } from './database/data-source';
@@ -14,7 +15,7 @@ export function standaloneDataSource(settings?: DatabaseSettings): DataSource {
   const { url, timeoutMs } = settings ?? databaseSettingsFromEnv();
   return new DataSource({
     ...dataSourceOptions({ url, timeoutMs }),
-    entities: [Link, Client, ApiKey],
+    entities: [Link, Client, ApiKey, ApiKeyLink],
   });
 }
 

@@ -1,6 +1,6 @@
 -- The two database roles of the Links and Clients API (see docs/operations.md):
 --   links_clients_owner  owns the schema; migrations and `npm run keys` run as this role.
---   links_clients_api    the API's login: reads links, clients and api_keys, writes only
+--   links_clients_api    the API's login: reads links, clients, api_keys and api_key_links, writes only
 --                        api_keys.last_used_at, and learns when the oldest writer started.
 -- Run with psql as an administrator, connected to the API's database, before the first
 -- migration (it creates the roles) and again after migrations (it grants on the tables they
@@ -99,7 +99,7 @@ ALTER ROLE :"api_role" RESET plan_cache_mode;
 GRANT :"owner_role" TO CURRENT_USER;
 SET ROLE :"owner_role";
 SELECT format('GRANT SELECT ON public.%I TO %I', t, :'api_role')
-FROM unnest(ARRAY['links', 'clients', 'api_keys']) AS t
+FROM unnest(ARRAY['links', 'clients', 'api_keys', 'api_key_links']) AS t
 WHERE to_regclass(format('public.%I', t)) IS NOT NULL
 \gexec
 -- The write-behind of a key's last use, and no other column: a revoked key stays revoked.

@@ -4,10 +4,15 @@ import { bearerKeyOf } from './bearer-key';
 import { DatabaseApiKeys } from './database-api-keys';
 import { EnvironmentApiKeys } from './environment-keys';
 import { LastUsedRecorder } from './last-used-recorder';
+import { Operation } from './key-scope';
 
 export interface ApiCaller {
   /** Names the key without revealing it: `env-3f9a1c2b` for an API_KEYS key, else the row id. */
   keyId: string;
+  /** The operations it may use (docs/api.md, "Scoped keys"); undefined: every one. */
+  operations?: readonly Operation[];
+  /** Whether it sees only the rows of its links, which each request's SQL reads. */
+  isLinkScoped?: boolean;
 }
 
 const CALLER = Symbol('caller');
@@ -36,7 +41,7 @@ export class ApiKeyVerifier implements OnApplicationBootstrap {
     const stored = await this.databaseKeys.find(key);
     if (!stored) return false;
     this.lastUsed.note(stored.id);
-    return { keyId: stored.id };
+    return { keyId: stored.id, operations: stored.operations, isLinkScoped: stored.isLinkScoped };
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Operation } from './key-scope';
 
 /** A key issued with `npm run keys -- create`; only its SHA-256 is stored. */
 @Entity({ name: 'api_keys' })
@@ -26,4 +27,12 @@ export class ApiKey {
 
   @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true })
   lastUsedAt!: Date | null;
+
+  /** The operations it may use; null: every one. */
+  @Column({ name: 'operations', type: 'text', array: true, nullable: true })
+  operations!: Operation[] | null;
+
+  /** Whether it sees only the rows of its links (api_key_links). */
+  @Column({ name: 'is_link_scoped', type: 'boolean' })
+  isLinkScoped!: boolean;
 }

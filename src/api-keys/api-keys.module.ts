@@ -3,14 +3,16 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { KeysEnv } from '../config/keys.env';
 import { DatabaseModule } from '../database/database.module';
 import { ApiKey } from './api-key.entity';
+import { ApiKeyLink } from './api-key-link.entity';
 import { ApiKeyVerifier } from './api-key-verifier';
 import { DatabaseApiKeys } from './database-api-keys';
 import { EnvironmentApiKeys } from './environment-keys';
 import { LastUsedRecorder } from './last-used-recorder';
+import { KeyLinks } from './key-links';
 
 /** The keys themselves: API_KEYS and the api_keys table, and who a request's key names. */
 @Module({
-  imports: [DatabaseModule, TypeOrmModule.forFeature([ApiKey])],
+  imports: [DatabaseModule, TypeOrmModule.forFeature([ApiKey, ApiKeyLink])],
   providers: [
     {
       provide: EnvironmentApiKeys,
@@ -20,7 +22,8 @@ import { LastUsedRecorder } from './last-used-recorder';
     DatabaseApiKeys,
     LastUsedRecorder,
     ApiKeyVerifier,
+    KeyLinks,
   ],
-  exports: [ApiKeyVerifier],
+  exports: [ApiKeyVerifier, KeyLinks],
 })
 export class ApiKeysModule {}

@@ -2,10 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { KeysEnv } from '../config/keys.env';
 import { DatabaseReader } from '../database/database-reader';
 import { hashApiKey, isManagedKey } from './api-key-format';
+import { Operation } from './key-scope';
 
 export interface ActiveApiKey {
   id: string;
   expiresAt: number | null;
+  /** The operations it may use; undefined: every one. */
+  operations?: readonly Operation[];
+  /** Whether it sees only the rows of its links (api_key_links). */
+  isLinkScoped: boolean;
 }
 
 // An unknown key may be one created a moment ago: it re-reads the snapshot, but all unknown
@@ -56,14 +61,30 @@ export class DatabaseApiKeys {
   private async read(): Promise<Map<string, ActiveApiKey>> {
     const startedAt = Date.now();
     // From the primary: a key created a moment ago works at once, whatever a replica's lag.
-    const rows = await this.database.query<{ id: string; hash: string; expires_at: Date | null }[]>(
-      `SELECT id, encode(key_hash, 'hex') AS hash, expires_at FROM api_keys
-       WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+    const rows = await this.database.query<
+      {
+        id: string;
+        hash: string;
+        expires_at: Date | null;
+        operations: Operation[] | null;
+        is_link_scoped: boolean;
+      }[]
+    >(
+      `SELECT id, encode(key_hash, 'hex') AS hash, expires_at, operations, is_link_scoped
+       FROM api_keys WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
       [],
       { primary: true },
     );
     this.snapshot = new Map(
-      rows.map((row) => [row.hash, { id: row.id, expiresAt: row.expires_at?.getTime() ?? null }]),
+      rows.map((row) => [
+        row.hash,
+        {
+          id: row.id,
+          expiresAt: row.expires_at?.getTime() ?? null,
+          operations: row.operations ?? undefined,
+          isLinkScoped: row.is_link_scoped,
+        },
+      ]),
     );
     // Aged from when the read began, so no answer rests on data older than the TTL.
     this.readAt = startedAt;

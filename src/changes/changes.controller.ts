@@ -7,7 +7,10 @@ import {
   unknownParameter,
 } from '../openapi/api-error-responses.decorator';
 import { ReadOnlyController } from '../requests/read-only.controller';
+import { RequiresOperation } from '../auth/requires-operation.decorator';
 import { StrictQueryPipe } from '../query/strict-query.pipe';
+import { Caller } from '../auth/caller.decorator';
+import { ApiCaller } from '../api-keys/api-key-verifier';
 import { renderChangesPage } from './changes.renderer';
 import { ChangesService } from './changes.service';
 import { ClientChangesResponse, LinkChangesResponse } from './dto/changes-page.response';
@@ -21,6 +24,7 @@ const FEED_NOTE =
   'With wait, a caught-up poll is held until a change is served or wait seconds pass (long polling).';
 
 @ApiTags('changes')
+@RequiresOperation('changes:read')
 @Controller('api/data/changes')
 export class ChangesController extends ReadOnlyController(['clients', 'links']) {
   constructor(private readonly changes: ChangesService) {
@@ -46,8 +50,9 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
   async clients(
     @Query(StrictQueryPipe) query: ClientChangesQuery,
     @Res({ passthrough: true }) res: ServerResponse,
+    @Caller() caller: ApiCaller,
   ): Promise<string> {
-    return renderChangesPage(await this.changes.clients(query, res));
+    return renderChangesPage(await this.changes.clients(query, res, caller));
   }
 
   @Get('links')
@@ -69,7 +74,8 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
   async links(
     @Query(StrictQueryPipe) query: LinkChangesQuery,
     @Res({ passthrough: true }) res: ServerResponse,
+    @Caller() caller: ApiCaller,
   ): Promise<string> {
-    return renderChangesPage(await this.changes.links(query, res));
+    return renderChangesPage(await this.changes.links(query, res, caller));
   }
 }

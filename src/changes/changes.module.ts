@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../database/database.module';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { ChangesController } from './changes.controller';
 import { ChangesRepository } from './changes.repository';
 import { ChangesService } from './changes.service';
@@ -8,7 +9,7 @@ import { ChangeWatcher } from './change-watcher';
 import { WaitingPolls } from './waiting-polls';
 
 @Module({
-  imports: [DatabaseModule],
+  imports: [DatabaseModule, ApiKeysModule],
   controllers: [ChangesController],
   providers: [ChangesRepository, ChangesService, SafePointLag, ChangeWatcher, WaitingPolls],
 })

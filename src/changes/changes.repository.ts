@@ -8,6 +8,7 @@ import { givenFilters } from '../query/filters';
 import { Client } from '../clients/client.entity';
 import { Link } from '../links/link.entity';
 import { ClientChangesQuery, LinkChangesQuery } from './dto/changes.query';
+import { inKeyLinks, keyLinks, LinkScope } from '../api-keys/link-scope';
 import { Position } from '../database/list-order';
 import { CoalescedRead, CoalescedReads, ReadGate } from '../database/coalesced-read';
 import { SafePointLag } from './safe-point-lag';
@@ -57,10 +58,14 @@ const FEED_FILTERS: Record<Feed, FilterSql<unknown>> = {
 /** A feed's filters: its query's @Filter fields, each optional (the client feed's `linkId`). */
 export type FeedFilters = Pick<ClientChangesQuery, 'linkId'>;
 
+const FEED_ORDER = 'c.updated_at, c.id COLLATE "C"';
+
 /**
- * Up to `limit` + 1 rows after `after` and before `safePoint` that pass the filters, in feed
- * order (updated_at, then id byte order): an index range scan from the position, whatever its
- * depth.
+ * Up to `limit` + 1 rows after `after` and before `safePoint` that pass the filters (and, for a
+ * link-scoped key, are of its links), in feed order (updated_at, then id byte order): an index
+ * range scan from the position, whatever its depth. For a scoped key, the client feed merges the
+ * range scans of its links (clients_link_changes_idx), each stopped after a page, and the link
+ * feed reads its links by primary key: what it costs grows with the key's links, not the table.
  */
 export function changesQuery(
   feed: Feed,
@@ -68,6 +73,7 @@ export function changesQuery(
   safePoint: string,
   limit: number,
   filters: FeedFilters = {},
+  scope?: LinkScope,
 ) {
   const params = new SqlParams();
   const timestamp = params.bind(after.timestamp, 'timestamptz');
@@ -77,9 +83,27 @@ export function changesQuery(
     `c.updated_at < ${params.bind(safePoint, 'timestamptz')}`,
     ...FEED_FILTERS[feed].conditions(filters, params, 'c'),
   ];
-  const text = `
-    SELECT ${FEED_COLUMNS[feed]} FROM ${feed} AS c WHERE ${conditions.join(' AND ')}
-    ORDER BY c.updated_at, c.id COLLATE "C" LIMIT ${params.bind(limit, 'int')} + 1`;
+  const size = params.bind(limit, 'int');
+  const key = scope && params.bind(scope.keyId, 'uuid');
+  const page = (from: string, where: string[]) => `
+    SELECT ${FEED_COLUMNS[feed]} FROM ${from} WHERE ${where.join(' AND ')}
+    ORDER BY ${FEED_ORDER} LIMIT ${size} + 1`;
+  let text: string;
+  if (!key) text = page(`${feed} AS c`, conditions);
+  else if (feed === 'links')
+    text = page(`${keyLinks(key)} JOIN links AS c ON c.id = s.link_id`, conditions);
+  else if (filters.linkId !== undefined) {
+    text = page(`clients AS c`, [...conditions, inKeyLinks('c.link_id', key)]);
+  } else {
+    text = `
+    SELECT ${CLIENT_COLUMNS} FROM (
+      SELECT c.* FROM ${keyLinks(key)} CROSS JOIN LATERAL (
+        SELECT c.* FROM clients AS c WHERE c.link_id = s.link_id AND ${conditions.join(' AND ')}
+        ORDER BY ${FEED_ORDER} LIMIT ${size} + 1
+      ) AS c
+      ORDER BY ${FEED_ORDER} LIMIT ${size} + 1
+    ) AS c ORDER BY ${FEED_ORDER}`;
+  }
   return { text, params: params.values };
 }
 
@@ -114,10 +138,14 @@ export const TAIL_QUERY = `
   (SELECT 'clients', link_id, ${printedTimestamp('updated_at')} FROM clients
    WHERE updated_at >= $1::timestamptz AND updated_at < $2::timestamptz LIMIT $3::int)`;
 
-/** How a page is read: before a safe point already read (else one is read first), behind a gate. */
+/**
+ * How a page is read: before a safe point already read (else one is read first), behind a
+ * gate, limited to a link-scoped key's links.
+ */
 export interface PageOptions {
   safePoint?: string;
   gate?: ReadGate;
+  scope?: LinkScope;
 }
 
 /**
@@ -142,11 +170,11 @@ export class ChangesRepository {
     after: Position,
     limit: number,
     filters: FeedFilters,
-    { safePoint, gate }: PageOptions = {},
+    { safePoint, gate, scope }: PageOptions = {},
   ): Promise<FeedRead<F>> {
     const given = givenFilters(FEED_QUERIES[feed], filters).map(({ name, value }) => [name, value]);
-    const key = JSON.stringify([feed, after.timestamp, after.id, limit, given, safePoint]);
-    const read = () => this.readPage(feed, after, limit, filters, safePoint);
+    const key = JSON.stringify([feed, after.timestamp, after.id, limit, given, safePoint, scope]);
+    const read = () => this.readPage(feed, after, limit, filters, safePoint, scope);
     return this.pages.get(key, read, gate) as Promise<FeedRead<F>>;
   }
 
@@ -184,13 +212,14 @@ export class ChangesRepository {
     limit: number,
     filters: FeedFilters,
     readUpTo?: string,
+    scope?: LinkScope,
   ): Promise<FeedRead<F>> {
     // A link id with NUL matches nothing, and PostgreSQL would reject the query.
     if (FEED_FILTERS[feed].selectsNone(filters)) {
       return { rows: [], safePoint: readUpTo ?? '-infinity' };
     }
     const safePoint = readUpTo ?? (await this.safePoint());
-    const { text, params } = changesQuery(feed, after, safePoint, limit, filters);
+    const { text, params } = changesQuery(feed, after, safePoint, limit, filters, scope);
     // The same index range scan whatever the position: prepared (DatabaseReader).
     const rows = await this.database.query<FeedRows[F][]>(text, params, {
       primary: true,

@@ -6,6 +6,10 @@ import { CursorCodec } from '../query/signed-cursor';
 import { ChangesRepository, Feed, FeedRead, FeedRows, PageOptions } from './changes.repository';
 import { clientChangesScope, linkChangesScope } from './dto/changes.query';
 import { WaitingPolls } from './waiting-polls';
+import { ApiCaller } from '../api-keys/api-key-verifier';
+import { KeyLinks } from '../api-keys/key-links';
+import { LinkScope, linkScopeOf } from '../api-keys/link-scope';
+import { boundToKey } from '../query/key-scope';
 
 /** Where a feed starts without a cursor: before every row. */
 const START: Position = { timestamp: '-infinity', id: '' };
@@ -34,14 +38,15 @@ export class ChangesService {
     private readonly repository: ChangesRepository,
     private readonly cursors: CursorCodec,
     private readonly waitingPolls: WaitingPolls,
+    private readonly keyLinks: KeyLinks,
   ) {}
 
-  links(request: FeedRequest, res: ServerResponse): Promise<ChangesPage<'links'>> {
-    return this.follow('links', linkChangesScope(), request, res);
+  links(request: FeedRequest, res: ServerResponse, caller: ApiCaller) {
+    return this.follow('links', linkChangesScope(request), request, res, caller);
   }
 
-  clients(request: FeedRequest, res: ServerResponse): Promise<ChangesPage<'clients'>> {
-    return this.follow('clients', clientChangesScope(request), request, res);
+  clients(request: FeedRequest, res: ServerResponse, caller: ApiCaller) {
+    return this.follow('clients', clientChangesScope(request), request, res, caller);
   }
 
   /**
@@ -51,15 +56,21 @@ export class ChangesService {
    */
   private async follow<F extends Feed>(
     feed: F,
-    scope: string,
+    filtersScope: string,
     request: FeedRequest,
     res: ServerResponse,
+    caller: ApiCaller,
   ): Promise<ChangesPage<F>> {
-    if (request.wait === undefined) return (await this.page(feed, scope, request)).page;
+    const linkScope = linkScopeOf(caller);
+    // A scoped key's cursors are its own: docs/api.md, "Scoped keys".
+    const scope = boundToKey(filtersScope, linkScope?.keyId);
+    if (request.wait === undefined) {
+      return (await this.page(feed, scope, request, { scope: linkScope })).page;
+    }
     const gate = this.waitingPolls.gateFor(res);
-    const first = await this.page(feed, scope, request, { gate });
+    const first = await this.page(feed, scope, request, { gate, scope: linkScope });
     if (first.page.rows.length > 0) return first.page;
-    const links = request.linkId === undefined ? undefined : new Set([request.linkId]);
+    const links = await this.linksFollowed(request, linkScope);
     const later = await this.waitingPolls.wait(
       feed,
       links,
@@ -67,7 +78,7 @@ export class ChangesService {
       request.wait,
       res,
       async ({ safePoint }) => {
-        const read = await this.page(feed, scope, request, { safePoint, gate });
+        const read = await this.page(feed, scope, request, { safePoint, gate, scope: linkScope });
         return {
           found: read.page.rows.length > 0 ? read.page : undefined,
           readUpTo: read.safePoint,
@@ -75,6 +86,16 @@ export class ChangesService {
       },
     );
     return later ?? first.page;
+  }
+
+  /** The links whose changes may wake a poll: its filter's, within its key's scope. */
+  private async linksFollowed(
+    { linkId }: FeedRequest,
+    scope: LinkScope | undefined,
+  ): Promise<ReadonlySet<string> | undefined> {
+    const ofKey = scope && (await this.keyLinks.of(scope.keyId));
+    if (linkId === undefined) return ofKey;
+    return !ofKey || ofKey.has(linkId) ? new Set([linkId]) : new Set();
   }
 
   private async page<F extends Feed>(

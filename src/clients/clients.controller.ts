@@ -14,6 +14,7 @@ import {
 import { CLIENT_NOT_FOUND } from '../errors/error-texts';
 import { GetById } from '../openapi/get-by-id.decorator';
 import { ReadOnlyController } from '../requests/read-only.controller';
+import { RequiresOperation } from '../auth/requires-operation.decorator';
 import { StrictQueryPipe } from '../query/strict-query.pipe';
 import { renderClient, renderClientsPage } from './client.renderer';
 import { ClientsService } from './clients.service';
@@ -25,6 +26,7 @@ import { ClientsCursorPageResponse, ClientsPageResponse } from './dto/clients-pa
 import { ListClientsQuery } from './dto/list-clients.query';
 
 @ApiTags('clients')
+@RequiresOperation('clients:read')
 @Controller('api/data/clients')
 export class ClientsController extends ReadOnlyController() {
   constructor(private readonly clientsService: ClientsService) {
@@ -73,7 +75,7 @@ export class ClientsController extends ReadOnlyController() {
     example: CLIENT_EXAMPLE,
     notFound: CLIENT_NOT_FOUND,
   })
-  async get(@Param('id') id: string): Promise<string> {
-    return renderClient(await this.clientsService.findOne(id));
+  async get(@Param('id') id: string, @Caller() caller: ApiCaller): Promise<string> {
+    return renderClient(await this.clientsService.findOne(id, caller));
   }
 }

@@ -5,6 +5,7 @@ import { afterPosition, LIST_ORDER, Position } from '../database/list-order';
 import { printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { FilterSql, SqlParams } from '../query/filter-sql';
+import { inKeyLinks, keyLinks, LinkScope } from '../api-keys/link-scope';
 import { Client } from './client.entity';
 import { ListClientsQuery } from './dto/list-clients.query';
 
@@ -44,8 +45,12 @@ const STORED_COLUMNS = (['id', 'linkId', 'isDeleted', 'status', 'createdAt', 'up
   .join(', ');
 
 const FILTERS = new FilterSql(ListClientsQuery, Client);
-const filterConditions = (filters: ClientFilters, params: SqlParams) =>
-  FILTERS.conditions(filters, params);
+
+/** The filters' conditions, and with a scope of links the key's (docs/api.md, "Scoped keys"). */
+const filterConditions = (filters: ClientFilters, params: SqlParams, scope?: LinkScope) => [
+  ...FILTERS.conditions(filters, params),
+  ...(scope ? [inKeyLinks(column('linkId'), params.bind(scope.keyId, 'uuid'))] : []),
+];
 const selectsNone = (filters: ClientFilters) => FILTERS.selectsNone(filters);
 
 const where = (conditions: string[]) =>
@@ -54,20 +59,29 @@ const where = (conditions: string[]) =>
 // Built once: a prepared statement is named by a lookup of its text.
 const GET_TEXT = `SELECT ${CLIENT_COLUMNS} FROM ${CLIENTS} AS c WHERE c.${column('id')} = $1`;
 
-export function getQuery(id: string): SqlQuery {
-  return { text: GET_TEXT, params: [id] };
+const SCOPED_GET_TEXT = `${GET_TEXT} AND ${inKeyLinks(`c.${column('linkId')}`, '$2::uuid')}`;
+
+export function getQuery(id: string, scope?: LinkScope): SqlQuery {
+  return scope
+    ? { text: SCOPED_GET_TEXT, params: [id, scope.keyId] }
+    : { text: GET_TEXT, params: [id] };
 }
 
-export function countQuery(filters: ClientFilters): SqlQuery {
+export function countQuery(filters: ClientFilters, scope?: LinkScope): SqlQuery {
   const params = new SqlParams();
-  const text = `SELECT count(*) AS total FROM ${CLIENTS} ${where(filterConditions(filters, params))}`;
+  const conditions = where(filterConditions(filters, params, scope));
+  const text = `SELECT count(*) AS total FROM ${CLIENTS} ${conditions}`;
   return { text, params: params.values };
 }
 
 /** The rows matching the filters, counted up to `bound`: it stops there, whatever the total. */
-export function boundedCountQuery(filters: ClientFilters, bound: number): SqlQuery {
+export function boundedCountQuery(
+  filters: ClientFilters,
+  bound: number,
+  scope?: LinkScope,
+): SqlQuery {
   const params = new SqlParams();
-  const conditions = where(filterConditions(filters, params));
+  const conditions = where(filterConditions(filters, params, scope));
   const text = `SELECT count(*) AS total FROM (SELECT FROM ${CLIENTS} ${conditions} LIMIT ${params.bind(bound, 'int')}) AS c`;
   return { text, params: params.values };
 }
@@ -95,9 +109,16 @@ function selectedByIndexKeys({ linkId, isDeleted, status }: ClientFilters): bool
  * (which cost PostgreSQL more than running it), and planned once where PostgreSQL finds a plan
  * for any parameters no costlier. Any other page is planned for its own parameters.
  */
-export function pageQuery(filters: ClientFilters, limit: number, from: PageStart): SqlQuery {
+export function pageQuery(
+  filters: ClientFilters,
+  limit: number,
+  from: PageStart,
+  scope?: LinkScope,
+): SqlQuery {
+  // Over all of a key's links: each link's rows in order, merged (scopedPageQuery).
+  if (scope && filters.linkId === undefined) return scopedPageQuery(filters, limit, from, scope);
   const params = new SqlParams();
-  const conditions = filterConditions(filters, params);
+  const conditions = filterConditions(filters, params, scope);
   if ('after' in from) {
     const createdAt = params.bind(from.after.timestamp, 'timestamptz');
     const id = params.bind(from.after.id, 'text');
@@ -130,6 +151,43 @@ export function pageQuery(filters: ClientFilters, limit: number, from: PageStart
 }
 
 /**
+ * A page over every link of a link-scoped key: for each of its links, the first rows past the
+ * start from that link's list index (`(link_id, created_at, id)`, carrying every printed
+ * column), as many as the page could take, then the page of their union in list order. It
+ * reads up to (links × page) index entries and sorts them to a page; never the table.
+ */
+export function scopedPageQuery(
+  filters: ClientFilters,
+  limit: number,
+  from: PageStart,
+  scope: LinkScope,
+): SqlQuery {
+  const params = new SqlParams();
+  const conditions = [`${column('linkId')} = s.link_id`, ...FILTERS.conditions(filters, params)];
+  if ('after' in from) {
+    const createdAt = params.bind(from.after.timestamp, 'timestamptz');
+    const id = params.bind(from.after.id, 'text');
+    conditions.push(afterPosition(createdAt, id));
+  }
+  const offset = 'offset' in from && from.offset > 0 ? from.offset : 0;
+  const skip = offset > 0 ? `OFFSET ${params.bind(offset, 'bigint')}` : '';
+  const perLink = params.bind(offset + limit + 1, 'bigint');
+  const size = params.bind(limit, 'int');
+  const key = params.bind(scope.keyId, 'uuid');
+  const text = `
+    SELECT ${CLIENT_COLUMNS}
+    FROM (
+      SELECT c.* FROM ${keyLinks(key)} CROSS JOIN LATERAL (
+        SELECT ${STORED_COLUMNS} FROM ${CLIENTS} WHERE ${conditions.join(' AND ')}
+        ORDER BY ${LIST_ORDER} LIMIT ${perLink}
+      ) AS c
+      ORDER BY ${LIST_ORDER} ${skip} LIMIT ${size} + 1
+    ) AS c
+    ORDER BY ${LIST_ORDER}`;
+  return { text, params: params.values };
+}
+
+/**
  * The clients table: the only place its SQL is written. PostgreSQL text cannot hold NUL, so a
  * value with one matches no row and is never sent (docs/api.md, `GET /api/data/clients`).
  */
@@ -137,31 +195,36 @@ export function pageQuery(filters: ClientFilters, limit: number, from: PageStart
 export class ClientsRepository {
   constructor(private readonly database: DatabaseReader) {}
 
-  async findById(id: string): Promise<ClientRow | undefined> {
+  async findById(id: string, scope?: LinkScope): Promise<ClientRow | undefined> {
     if (!isStorableText(id)) return undefined;
-    const { text, params } = getQuery(id);
+    const { text, params } = getQuery(id, scope);
     const [row] = await this.database.query<ClientRow[]>(text, params, { prepared: true });
     return row;
   }
 
   /** Up to `limit + 1` rows: the one past the page tells that another page follows. */
-  page(filters: ClientFilters, limit: number, from: PageStart): Promise<ClientRow[]> {
+  page(
+    filters: ClientFilters,
+    limit: number,
+    from: PageStart,
+    scope?: LinkScope,
+  ): Promise<ClientRow[]> {
     if (selectsNone(filters)) return Promise.resolve([]);
-    const { text, params, prepared } = pageQuery(filters, limit, from);
+    const { text, params, prepared } = pageQuery(filters, limit, from, scope);
     return this.database.query<ClientRow[]>(text, params, { prepared });
   }
 
-  async count(filters: ClientFilters): Promise<number> {
+  async count(filters: ClientFilters, scope?: LinkScope): Promise<number> {
     if (selectsNone(filters)) return 0;
-    const { text, params } = countQuery(filters);
+    const { text, params } = countQuery(filters, scope);
     const [row] = await this.database.query<{ total: string }[]>(text, params);
     return Number(row.total);
   }
 
   /** The total when at most `bound` rows match; otherwise `bound` + 1 (more). */
-  async countUpTo(filters: ClientFilters, bound: number): Promise<number> {
+  async countUpTo(filters: ClientFilters, bound: number, scope?: LinkScope): Promise<number> {
     if (selectsNone(filters)) return 0;
-    const { text, params } = boundedCountQuery(filters, bound + 1);
+    const { text, params } = boundedCountQuery(filters, bound + 1, scope);
     const [row] = await this.database.query<{ total: string }[]>(text, params);
     return Number(row.total);
   }

@@ -65,7 +65,7 @@ describe('ClientsService', () => {
   afterAll(() => dropSuiteDatabase(dataSource));
 
   it('maps rows to the response shape', async () => {
-    expect(JSON.parse(renderClient(await service.findOne('c1')))).toEqual({
+    expect(JSON.parse(renderClient(await service.findOne('c1', CALLER)))).toEqual({
       id: 'c1',
       linkId: 'l1',
       isDeleted: false,
@@ -182,6 +182,6 @@ describe('ClientsService', () => {
   });
 
   it.each(['nope', 'c1\u0000', "c1' OR '1'='1"])('throws NotFoundException for %j', async (id) => {
-    await expect(service.findOne(id)).rejects.toBeInstanceOf(NotFoundException);
+    await expect(service.findOne(id, CALLER)).rejects.toBeInstanceOf(NotFoundException);
   });
 });

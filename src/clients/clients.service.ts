@@ -5,6 +5,8 @@ import { CLIENT_NOT_FOUND, pageTooDeep } from '../errors/error-texts';
 import { invalidQuery } from '../query/strict-query.pipe';
 import { WorkLimits } from '../limits/work-limits';
 import { ApiCaller } from '../api-keys/api-key-verifier';
+import { LinkScope, linkScopeOf } from '../api-keys/link-scope';
+import { boundToKey } from '../query/key-scope';
 import { CursorCodec } from '../query/signed-cursor';
 import { ClientFilters, ClientRow, ClientsRepository, PageStart } from './clients.repository';
 import { CountCache } from './count-cache';
@@ -46,13 +48,16 @@ export class ClientsService {
   }
 
   /** What a List Clients request asks for (docs/api.md, Endpoints). */
-  async list(query: ListClientsQuery, { keyId }: ApiCaller): Promise<ClientsPage> {
+  async list(query: ListClientsQuery, caller: ApiCaller): Promise<ClientsPage> {
     const { limit, after } = query;
+    const { keyId } = caller;
     const filters: ClientFilters = query;
-    const scope = listClientsScope(query);
+    const links = linkScopeOf(caller);
+    // A scoped key's pages (and totals) are its own: docs/api.md, "Scoped keys".
+    const scope = boundToKey(listClientsScope(query), links?.keyId);
     // The validation pipe has verified the cursor against these filters.
     if (after !== undefined) {
-      const { clients, nextCursor } = await this.page(filters, scope, limit, { after });
+      const { clients, nextCursor } = await this.page(filters, scope, limit, { after }, links);
       return { clients, meta: { limit, nextCursor } };
     }
     const page = query.page ?? 1;
@@ -63,11 +68,11 @@ export class ClientsService {
     };
     if (offset + limit > this.maxPageDepth) {
       // Past the end, a page is empty however deep; before it, so deep a page is refused.
-      const total = await this.total(scope, filters, keyId);
+      const total = await this.total(scope, filters, keyId, links);
       if (offset < total) throw invalidQuery([{ name: 'page', reason: this.tooDeep }]);
       return { clients: [], meta: meta(total, null) };
     }
-    const read = () => this.page(filters, scope, limit, { offset });
+    const read = () => this.page(filters, scope, limit, { offset }, links);
     const { clients, nextCursor } =
       offset >= DEEP_OFFSET ? await this.limits.run('deep_page', keyId, read) : await read();
     // A page that holds the list's last row tells the total itself: only a full page, or one
@@ -75,12 +80,13 @@ export class ClientsService {
     const holdsTheLastRow = nextCursor === null && (clients.length > 0 || offset === 0);
     const total = holdsTheLastRow
       ? offset + clients.length
-      : await this.total(scope, filters, keyId);
+      : await this.total(scope, filters, keyId, links);
     return { clients, meta: meta(total, nextCursor) };
   }
 
-  async findOne(id: string): Promise<ClientRow> {
-    const client = await this.clients.findById(id);
+  /** A client, if the caller may see it: out of its scope, the same 404 as an unknown id. */
+  async findOne(id: string, caller: ApiCaller): Promise<ClientRow> {
+    const client = await this.clients.findById(id, linkScopeOf(caller));
     if (!client) throw new NotFoundException(CLIENT_NOT_FOUND);
     return client;
   }
@@ -89,16 +95,27 @@ export class ClientsService {
    * The list's total, cached (CountCache): counted at once up to CHEAP_COUNT_ROWS, and past
    * them within the counts' cap (in `keyId`'s turn), which is for the counts that cost.
    */
-  private total(scope: string, filters: ClientFilters, keyId: string): Promise<number> {
+  private total(
+    scope: string,
+    filters: ClientFilters,
+    keyId: string,
+    links?: LinkScope,
+  ): Promise<number> {
     return this.totals.get(scope, async () => {
-      const few = await this.clients.countUpTo(filters, CHEAP_COUNT_ROWS);
+      const few = await this.clients.countUpTo(filters, CHEAP_COUNT_ROWS, links);
       if (few <= CHEAP_COUNT_ROWS) return few;
-      return this.limits.run('count', keyId, () => this.clients.count(filters));
+      return this.limits.run('count', keyId, () => this.clients.count(filters, links));
     });
   }
 
-  private async page(filters: ClientFilters, scope: string, limit: number, from: PageStart) {
-    const rows = await this.clients.page(filters, limit, from);
+  private async page(
+    filters: ClientFilters,
+    scope: string,
+    limit: number,
+    from: PageStart,
+    links?: LinkScope,
+  ) {
+    const rows = await this.clients.page(filters, limit, from, links);
     const clients = rows.slice(0, limit);
     const last = clients[clients.length - 1];
     const nextCursor =

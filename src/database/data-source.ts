@@ -9,6 +9,7 @@ import { WaitForTableWritersOnly1767744000000 } from './migrations/1767744000000
 import { WaitForOwnTableWriters1767830400000 } from './migrations/1767830400000-WaitForOwnTableWriters';
 import { NotifyFeedChanges1767916800000 } from './migrations/1767916800000-NotifyFeedChanges';
 import { StopNotifyingFeedChanges1768003200000 } from './migrations/1768003200000-StopNotifyingFeedChanges';
+import { ScopeApiKeys1768089600000 } from './migrations/1768089600000-ScopeApiKeys';
 import { withLibpqSslMode } from './ssl-mode';
 
 export interface DatabaseSettings {
@@ -49,6 +50,7 @@ export function dataSourceOptions({ url, timeoutMs }: DatabaseSettings): DataSou
       WaitForOwnTableWriters1767830400000,
       NotifyFeedChanges1767916800000,
       StopNotifyingFeedChanges1768003200000,
+      ScopeApiKeys1768089600000,
     ],
     // Each migration in its own transaction, or none where it builds indexes concurrently.
     migrationsTransactionMode: 'each',

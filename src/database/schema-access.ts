@@ -12,7 +12,7 @@ const WRITERS = `to_regprocedure('oldest_writer_start()')`;
 const ACCESS_QUERY = `
   SELECT t AS what, to_regclass(t) IS NOT NULL AS made,
          has_table_privilege(to_regclass(t), 'SELECT') AS allowed
-  FROM unnest(ARRAY['links', 'clients', 'api_keys']) AS t
+  FROM unnest(ARRAY['links', 'clients', 'api_keys', 'api_key_links']) AS t
   UNION ALL
   SELECT 'api_keys.last_used_at',
          EXISTS (SELECT FROM pg_attribute

@@ -14,6 +14,8 @@ export const TOO_MANY_WAITING_FOR_KEY =
   'Too many long polls of this API key are waiting at once; retry after the seconds in Retry-After';
 export const pageTooDeep = (maxDepth: number) =>
   `must keep page × limit within ${maxDepth} rows: walk deeper with cursor paging (meta.nextCursor)`;
+export const lacksScope = (operation: string) =>
+  `This API key may not use this operation: its scopes lack ${operation}`;
 export const UNEXPECTED_ERROR = 'An unexpected error occurred; it has been logged';
 export const NO_RESOURCE = 'No resource exists at this path';
 export const CLIENT_NOT_FOUND = 'No client has this id';

@@ -6,6 +6,7 @@ import { LINK_NOT_FOUND } from '../errors/error-texts';
 import { NoQueryParams } from '../requests/no-query-params';
 import { GetById } from '../openapi/get-by-id.decorator';
 import { ReadOnlyController } from '../requests/read-only.controller';
+import { RequiresOperation } from '../auth/requires-operation.decorator';
 import { LinkResponse } from './dto/link.response';
 import { LINK_EXAMPLE, LINKS_LIST_EXAMPLE } from './dto/links.examples';
 import { LinksListResponse } from './dto/links-list.response';
@@ -15,6 +16,7 @@ import { ApiCaller } from '../api-keys/api-key-verifier';
 import { Caller } from '../auth/caller.decorator';
 
 @ApiTags('links')
+@RequiresOperation('links:read')
 @Controller('api/data/links')
 export class LinksController extends ReadOnlyController() {
   constructor(private readonly linksService: LinksService) {
@@ -50,7 +52,7 @@ export class LinksController extends ReadOnlyController() {
     example: LINK_EXAMPLE,
     notFound: LINK_NOT_FOUND,
   })
-  async get(@Param('id') id: string): Promise<string> {
-    return renderLink(await this.linksService.findOne(id));
+  async get(@Param('id') id: string, @Caller() caller: ApiCaller): Promise<string> {
+    return renderLink(await this.linksService.findOne(id, caller));
   }
 }

@@ -5,6 +5,7 @@ import { afterPosition, LIST_ORDER, Position } from '../database/list-order';
 import { printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { Link } from './link.entity';
+import { inKeyLinks, LinkScope } from '../api-keys/link-scope';
 
 /** A link as read for the API: timestamps as PostgreSQL prints them (printedTimestamp). */
 export interface LinkRow {
@@ -40,9 +41,22 @@ const LINK_TEXT = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE ${column('id')} = 
 const LINKS_CONTENT_TEXT = `SELECT count(*)::text AS "count", coalesce(bit_xor(${ROW_HASH}), 0)::text AS "xor"
     FROM ${LINKS}`;
 
-export function linkQuery(id: string) {
-  return { text: LINK_TEXT, params: [id] };
+const SCOPED_LINK_TEXT = `${LINK_TEXT} AND ${inKeyLinks(column('id'), '$2::uuid')}`;
+// A scoped key's links: its few, in list order (a sort of them alone).
+const SCOPED_LIST_TEXT = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
+  WHERE ${inKeyLinks(column('id'), '$1::uuid')} ORDER BY ${LIST_ORDER}`;
+
+export function linkQuery(id: string, scope?: LinkScope) {
+  return scope
+    ? { text: SCOPED_LINK_TEXT, params: [id, scope.keyId] }
+    : { text: LINK_TEXT, params: [id] };
 }
+
+/** Every link of a link-scoped key, in list order. */
+export const scopedListQuery = (scope: LinkScope) => ({
+  text: SCOPED_LIST_TEXT,
+  params: [scope.keyId],
+});
 
 /** Up to `size` links in list order, after `after` when given. */
 export function linksBatchQuery(size: number, after?: Position) {
@@ -70,12 +84,18 @@ export const linksContentQuery = () => ({ text: LINKS_CONTENT_TEXT, params: [] }
 export class LinksRepository {
   constructor(private readonly database: DatabaseReader) {}
 
-  async findById(id: string): Promise<LinkRow | undefined> {
+  async findById(id: string, scope?: LinkScope): Promise<LinkRow | undefined> {
     // PostgreSQL text cannot hold NUL: such an id matches no row, and is not sent.
     if (!isStorableText(id)) return undefined;
-    const { text, params } = linkQuery(id);
+    const { text, params } = linkQuery(id, scope);
     const [row] = await this.database.query<LinkRow[]>(text, params, { prepared: true });
     return row;
+  }
+
+  /** Every link a link-scoped key may see, in list order. */
+  scopedList(scope: LinkScope): Promise<LinkRow[]> {
+    const { text, params } = scopedListQuery(scope);
+    return this.database.query<LinkRow[]>(text, params, { prepared: true });
   }
 
   /**

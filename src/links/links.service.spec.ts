@@ -97,7 +97,7 @@ describe('LinksService', () => {
   });
 
   it('finds one and maps it', async () => {
-    expect(JSON.parse(renderLink(await service.findOne('a')))).toEqual({
+    expect(JSON.parse(renderLink(await service.findOne('a', { keyId: 'spec-key' })))).toEqual({
       id: 'a',
       createdAt: '2026-01-01T00:00:00.000Z',
       updatedAt: '2026-01-02T00:00:00.000Z',
@@ -105,6 +105,8 @@ describe('LinksService', () => {
   });
 
   it.each(['nope', 'a\u0000'])('throws NotFoundException for %j', async (id) => {
-    await expect(service.findOne(id)).rejects.toBeInstanceOf(NotFoundException);
+    await expect(service.findOne(id, { keyId: 'spec-key' })).rejects.toBeInstanceOf(
+      NotFoundException,
+    );
   });
 });

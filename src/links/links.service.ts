@@ -7,7 +7,9 @@ import { KeptBody, SharedRender } from '../responses/shared-render';
 import { Detached, goingOnAlone, StreamedBody } from '../responses/streamed-body';
 import { WorkLimits } from '../limits/work-limits';
 import { ApiCaller } from '../api-keys/api-key-verifier';
-import { ListResume, renderLinksList } from './link.renderer';
+import { LinkScope, linkScopeOf } from '../api-keys/link-scope';
+import etag from 'etag';
+import { ListResume, renderLink, renderLinksList } from './link.renderer';
 import { LinkRow, LinksBatchReader, LinksRepository } from './links.repository';
 
 // Rows per query: each query costs about as much as a hundred of its rows.
@@ -56,6 +58,8 @@ export class LinksService {
    * render, shared with the requests that read the same content while nothing of it was sent.
    */
   async listAll(caller: ApiCaller): Promise<ListAnswer> {
+    const scope = linkScopeOf(caller);
+    if (scope) return this.scopedList(scope);
     const content = await this.content.get();
     const kept = this.kept?.content === content ? this.kept : undefined;
     return {
@@ -82,8 +86,19 @@ export class LinksService {
     }
   }
 
-  async findOne(id: string): Promise<LinkRow> {
-    const link = await this.links.findById(id);
+  /**
+   * A link-scoped key's list (docs/api.md, "Scoped keys"): its links only, read and made whole
+   * for the request, tagged by its bytes; never a body kept or shared with another key.
+   */
+  private async scopedList(scope: LinkScope): Promise<ListAnswer> {
+    const rows = await this.links.scopedList(scope);
+    const body = `{"data":[${rows.map(renderLink).join(',')}],"meta":{"total":${rows.length}}}`;
+    return { etag: etag(body, { weak: true }), send: async (_req, res) => void res.send(body) };
+  }
+
+  /** A link, if the caller may see it: out of its scope, the same 404 as an unknown id. */
+  async findOne(id: string, caller: ApiCaller): Promise<LinkRow> {
+    const link = await this.links.findById(id, linkScopeOf(caller));
     if (!link) throw new NotFoundException(LINK_NOT_FOUND);
     return link;
   }

@@ -5,6 +5,7 @@ import { INVALID_PERCENT_ENCODING, INVALID_QUERY } from '../errors/error-texts';
 import { MALFORMED_NAMES, ParsedQuery } from './parse-query';
 import { filtersOf } from './filters';
 import { CursorBinding, CursorCodec, CursorError, cursorBindingOf } from './signed-cursor';
+import { boundToKey, KEY_SCOPE } from './key-scope';
 
 export const UNKNOWN_PARAMETER = 'is not a known parameter';
 
@@ -15,7 +16,8 @@ export interface ParameterError {
 
 const CURSOR_REASONS: Record<CursorError, string> = {
   malformed: 'is not a cursor issued by this service',
-  'other-scope': 'was issued for another endpoint or other filters; repeat the ones it came with',
+  'other-scope':
+    'was issued for another endpoint, other filters or another key; repeat the ones it came with',
 };
 
 /**
@@ -31,7 +33,7 @@ export class StrictQueryPipe implements PipeTransform {
 
   transform(value: unknown, { type, metatype }: ArgumentMetadata): unknown {
     if (type !== 'query' || !metatype) return value;
-    const query = value as ParsedQuery;
+    const query = value as ParsedQuery & { [KEY_SCOPE]?: string };
     const known = queryParameterNames(metatype);
     const errors: ParameterError[] = [];
     const accepted: Record<string, unknown> = Object.create(null);
@@ -46,7 +48,7 @@ export class StrictQueryPipe implements PipeTransform {
     for (const error of validateSync(dto, { forbidUnknownValues: false })) {
       errors.push({ name: error.property, reason: Object.values(error.constraints ?? {})[0] });
     }
-    this.decodeCursor(dto, errors, query, (name, value) =>
+    this.decodeCursor(dto, errors, query, query[KEY_SCOPE], (name, value) =>
       Reflect.get(plainToInstance(metatype, { [name]: value }) as object, name),
     );
     if (errors.length > 0) {
@@ -66,6 +68,7 @@ export class StrictQueryPipe implements PipeTransform {
     dto: object,
     errors: ParameterError[],
     query: ParsedQuery,
+    keyScope: string | undefined,
     parseAlone: (name: string, value: string) => unknown,
   ): void {
     const binding = cursorBindingOf(dto.constructor);
@@ -74,9 +77,9 @@ export class StrictQueryPipe implements PipeTransform {
     if (!binding || typeof cursor !== 'string') return;
     if (errors.some((error) => error.name === binding.property)) return;
     const scopes = possibleQueries(binding, errors, fields, query, parseAlone).flatMap((possible) =>
-      [binding.scope(possible), binding.earlierScope?.(possible)].filter(
-        (scope) => scope !== undefined,
-      ),
+      [binding.scope(possible), binding.earlierScope?.(possible)]
+        .filter((scope) => scope !== undefined)
+        .map((scope) => boundToKey(scope, keyScope)),
     );
     const position = this.cursors.decode(cursor, scopes);
     if (typeof position === 'string') {

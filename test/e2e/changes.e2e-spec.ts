@@ -242,7 +242,8 @@ describe('Change feeds', () => {
     };
     const OTHER = {
       name: 'cursor',
-      reason: 'was issued for another endpoint or other filters; repeat the ones it came with',
+      reason:
+        'was issued for another endpoint, other filters or another key; repeat the ones it came with',
     };
     const cursorOf = async (url: string) =>
       encodeURIComponent((await get(url).expect(200)).body.meta.nextCursor);

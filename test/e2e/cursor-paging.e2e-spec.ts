@@ -150,7 +150,8 @@ describe('Cursor paging (docs/api.md, Endpoints)', () => {
       expect(res.body.errors).toEqual([
         {
           name: 'cursor',
-          reason: 'was issued for another endpoint or other filters; repeat the ones it came with',
+          reason:
+            'was issued for another endpoint, other filters or another key; repeat the ones it came with',
         },
       ]);
     });
@@ -204,7 +205,8 @@ describe('Cursor paging (docs/api.md, Endpoints)', () => {
       await expect400(`${filters}&cursor=${encodeURIComponent(cursor)}`, [
         {
           name: 'cursor',
-          reason: 'was issued for another endpoint or other filters; repeat the ones it came with',
+          reason:
+            'was issued for another endpoint, other filters or another key; repeat the ones it came with',
         },
       ]);
     });
@@ -219,7 +221,8 @@ describe('Cursor paging (docs/api.md, Endpoints)', () => {
       const MALFORMED = { name: 'cursor', reason: 'is not a cursor issued by this service' };
       const OTHER = {
         name: 'cursor',
-        reason: 'was issued for another endpoint or other filters; repeat the ones it came with',
+        reason:
+          'was issued for another endpoint, other filters or another key; repeat the ones it came with',
       };
       const UNKNOWN = (name: string) => ({ name, reason: 'is not a known parameter' });
 

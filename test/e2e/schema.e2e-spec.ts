@@ -25,7 +25,7 @@ describe('Entities and migrations agree', () => {
       .flatMap((entity) =>
         entity.columns.map(
           (column) =>
-            `${entity.tableName}.${column.databaseName} ${typeName(String(column.type))} ${column.isNullable ? 'null' : 'not null'}`,
+            `${entity.tableName}.${column.databaseName} ${column.isArray ? 'ARRAY' : typeName(String(column.type))} ${column.isNullable ? 'null' : 'not null'}`,
         ),
       )
       .sort();

@@ -1,0 +1,20 @@
+import { ApiCaller } from './api-key-verifier';
+
+/**
+ * The key whose links limit a request's rows (docs/api.md, "Scoped keys"): each query reads
+ * them from api_key_links, so a change of the key's links applies to its next request.
+ */
+export interface LinkScope {
+  keyId: string;
+}
+
+export const linkScopeOf = ({ keyId, isLinkScoped }: ApiCaller): LinkScope | undefined =>
+  isLinkScoped ? { keyId } : undefined;
+
+/** SQL: the row's link (`linkColumn`) is one of the key's (`keyId`, a bound parameter). */
+export const inKeyLinks = (linkColumn: string, keyId: string) =>
+  `EXISTS (SELECT FROM api_key_links AS s WHERE s.key_id = ${keyId} AND s.link_id = ${linkColumn})`;
+
+/** SQL: the key's links, one row `s.link_id` each. */
+export const keyLinks = (keyId: string) =>
+  `(SELECT link_id FROM api_key_links WHERE key_id = ${keyId}) AS s`;
