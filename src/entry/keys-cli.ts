@@ -1,17 +1,22 @@
 import { parseArgs, ParseArgsConfig } from 'node:util';
-import { ApiKeyCommands } from '../api-keys/api-key-commands';
-import { ApiKey } from '../api-keys/api-key.entity';
+import { ApiKeyCommands, ListedApiKey } from '../api-keys/api-key-commands';
+import { OPERATIONS } from '../api-keys/key-scope';
+import { SCOPE_OPTIONS, scopeOf, scopeText } from '../api-keys/scope-options';
 import { parseDuration } from '../api-keys/duration';
 import { withMigrationHint } from '../api-keys/missing-table';
 import { standaloneDataSource } from '../standalone-data-source';
+import { UsageError } from '../api-keys/usage-error';
 
 const USAGE = `Usage:
-  npm run keys -- create --name <name> [--expires-in <n>(m|h|d|w)]   prints the new key once
-  npm run keys -- list                                                 never shows a key
+  npm run keys -- create --name <name> [--expires-in <n>(m|h|d|w)] [scope]   prints the key once
+  npm run keys -- scope <id|prefix> [scope]          changes what a key may see
+  npm run keys -- list                               keys and their scopes; never shows a key
   npm run keys -- revoke <id|prefix>
+Scope (each optional; unset on create: everything):
+  --operations <list>   comma-separated, of ${OPERATIONS.join(', ')}; \`all\`: every one
+  --links <list>        comma-separated link ids the key sees the rows of; \`all\`: every link
+  --links-file <path>   the same, one link id a line (thousands of links)
 Uses DATABASE_URL, or the embedded development database (.data/postgres) when it is unset.`;
-
-class UsageError extends Error {}
 
 // The api_keys.name check constraint's limit.
 const MAX_NAME_LENGTH = 200;
@@ -29,6 +34,7 @@ async function main(args: string[]): Promise<void> {
   const [command, ...rest] = args;
   const run = {
     create: () => create(rest),
+    scope: () => scope(rest),
     list: () => list(rest),
     revoke: () => revoke(rest),
   }[command];
@@ -37,7 +43,11 @@ async function main(args: string[]): Promise<void> {
 }
 
 async function create(args: string[]): Promise<void> {
-  const { values } = parse(args, { name: { type: 'string' }, 'expires-in': { type: 'string' } });
+  const { values } = parse(args, {
+    name: { type: 'string' },
+    'expires-in': { type: 'string' },
+    ...SCOPE_OPTIONS,
+  });
   const name = (values.name as string | undefined)?.trim();
   if (!name) throw new UsageError('create needs --name <name>');
   if ([...name].length > MAX_NAME_LENGTH)
@@ -48,14 +58,32 @@ async function create(args: string[]): Promise<void> {
   const expiresIn = values['expires-in'] as string | undefined;
   // Given but empty (an unset shell variable, say) is an error, not a key that never expires.
   const lifetimeMs = expiresIn === undefined ? null : durationOf(expiresIn);
+  const scope = scopeOf(values);
   await withDatabase(async (keys) => {
     const expiresAt = lifetimeMs === null ? null : new Date(Date.now() + lifetimeMs);
-    const { key, record } = await keys.create(name, expiresAt);
+    const { key, record } = await keys.create(name, expiresAt, scope);
     console.log(`Created key ${record.prefix} (id ${record.id}) for "${record.name}"`);
     console.log(`  expires: ${record.expiresAt?.toISOString() ?? 'never'}`);
+    console.log(`  scope: ${scopeText({ record, links: scope.links ?? undefined })}`);
     console.log(`\n  ${key}\n`);
     console.log('This is the only time the key is shown; store it now. The API accepts it');
     console.log('within a second (it re-reads its keys when it meets an unknown one).');
+  });
+}
+
+async function scope(args: string[]): Promise<void> {
+  const { positionals, values } = parse(args, SCOPE_OPTIONS, 1);
+  if (positionals.length !== 1) throw new UsageError('scope needs exactly one <id|prefix>');
+  const change = scopeOf(values);
+  if (change.operations === undefined && change.links === undefined)
+    throw new UsageError('scope needs --operations, --links or --links-file');
+  await withDatabase(async (keys) => {
+    const changed = await keys.scope(positionals[0], change);
+    if (!changed) throw new Error(`No key has the id or prefix ${positionals[0]}`);
+    console.log(`Key ${changed.record.prefix} (id ${changed.record.id}): ${scopeText(changed)}`);
+    console.log(
+      'Its queries see the new links at once; operations and long polls within KEY_CACHE_TTL_MS.',
+    );
   });
 }
 
@@ -82,8 +110,9 @@ async function revoke(args: string[]): Promise<void> {
   });
 }
 
-function describe(key: ApiKey) {
+function describe(listed: ListedApiKey) {
   const time = (date: Date | null) => date?.toISOString() ?? '-';
+  const { record: key } = listed;
   return {
     id: key.id,
     name: key.name,
@@ -92,6 +121,7 @@ function describe(key: ApiKey) {
     expires: time(key.expiresAt),
     revoked: time(key.revokedAt),
     lastUsed: time(key.lastUsedAt),
+    scope: scopeText(listed),
   };
 }
 
