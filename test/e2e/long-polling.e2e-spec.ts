@@ -12,6 +12,8 @@ import {
   feedPath,
   metric,
   pause,
+  pollReads,
+  pollReadsSince,
   startApp,
   waitingPolls,
 } from '../support/long-polls';
@@ -63,36 +65,37 @@ describe('Long polling of the change feeds', () => {
     });
 
     it('takes decimal digits, as limit does (01 is 1), and answers at once when rows are ready', async () => {
+      const before = await pollReads(t);
       for (const wait of ['1', '01', '25']) {
         const res = await get(`/api/data/changes/clients?wait=${wait}`);
         expect(res.status).toBe(200);
         expect(res.body.data.map((row) => row.id)).toEqual(['client-1']);
-        expect(res.ms).toBeLessThan(500);
       }
+      // None waited: a waiting poll reads again at least once.
+      expect(await pollReadsSince(t, before)).toEqual({ notification: 0, interval: 0 });
     });
   });
 
-  it('answers a waiting poll with the change soon after its commit', async () => {
+  // When a notified read happens (the safe point's margin after the notification) is
+  // poll-wake-ups.spec's; here, that the commit's notification is what answers the poll.
+  it('answers a waiting poll with the change, woken by its notification, in one read', async () => {
     const cursor = await caughtUp(get, 'clients');
-    const latencies: number[] = [];
     for (let round = 0; round < 3; round++) {
       const from = round === 0 ? cursor : await caughtUp(get, 'clients');
+      const before = await pollReads(t);
       const answer = get(feedPath('clients', from, 'wait=20'));
       await waitingPolls(t, 1);
-      await pause(300);
-      const committedAt = performance.now();
+      // Past its first read, for a change committed just before it began to wait.
+      await waitFor(async () => (await pollReadsSince(t, before)).interval === 1, {
+        what: 'the poll to read once',
+      });
       await insertClient();
       const res = await answer;
-      latencies.push(performance.now() - committedAt);
       expect(res.status).toBe(200);
       expect(res.body.data.map((row) => row.id)).toEqual([`client-${inserted}`]);
       expect(res.body.meta.hasMore).toBe(false);
+      expect(await pollReadsSince(t, before)).toEqual({ notification: 1, interval: 1 });
     }
-    // The safe point's margin (100 ms), then one read.
-    expect(Math.max(...latencies)).toBeLessThan(700);
-    expect(await metric(t, 'change_feed_wakeups_total', { cause: 'notification' })).toBeGreaterThan(
-      0,
-    );
   });
 
   it('wakes no one for a rolled-back write: the poll ends at its deadline with its own cursor', async () => {
@@ -110,8 +113,9 @@ describe('Long polling of the change feeds', () => {
     const res = await answer;
     expect(res.status).toBe(200);
     expect(res.body).toEqual(emptyPage(cursor));
+    // Its deadline, not another's (20 s): far below, whatever the machine's load.
     expect(res.ms).toBeGreaterThanOrEqual(1990);
-    expect(res.ms).toBeLessThan(3000);
+    expect(res.ms).toBeLessThan(10_000);
     expect(await metric(t, 'change_feed_wakeups_total', { cause: 'notification' })).toBe(wakeUps);
   });
 
@@ -181,17 +185,18 @@ describe('Long polling of the change feeds', () => {
     const cursor = await caughtUp(get, 'clients');
     const answers = [1, 2, 3].map(() => get(feedPath('clients', cursor, 'wait=20&limit=5')));
     await waitingPolls(t, 3);
-    const signalledAt = performance.now();
+    const before = await pollReads(t);
     t.app.get(ShutdownState).begin();
+    // Ended by the shutdown, before their 20 s and without reading again.
     for (const res of await Promise.all(answers)) {
       expect(res.status).toBe(200);
       expect(res.body).toEqual(emptyPage(cursor, 5));
+      expect(res.ms).toBeLessThan(10_000);
     }
-    expect(performance.now() - signalledAt).toBeLessThan(200);
-    // While draining, a poll with wait is answered at once.
+    // While draining, a poll with wait is answered at once: it never waits, so never reads again.
     const late = await get(feedPath('clients', cursor, 'wait=20'));
     expect(late.body).toEqual(emptyPage(cursor));
-    expect(late.ms).toBeLessThan(500);
+    expect(await pollReadsSince(t, before)).toEqual({ notification: 0, interval: 0 });
   });
 });
 
@@ -276,13 +281,16 @@ describe('Long polling without notifications: re-checks on an interval', () => {
     const answer = get(feedPath('links', cursor, 'wait=10'));
     await waitingPolls(t, 1);
     await pause(1200);
-    const committedAt = performance.now();
+    const before = await pollReads(t);
     await t.dataSource.query(`UPDATE links SET created_at = created_at WHERE id = 'link-a'`);
     const res = await answer;
     expect(res.body.data.map((row) => row.id)).toEqual(['link-a']);
-    // Late, by up to an interval (1 s) and the margin, never wrong.
-    expect(performance.now() - committedAt).toBeLessThan(1600);
-    expect(await metric(t, 'change_feed_wakeups_total', { cause: 'notification' })).toBe(0);
+    // Late, by up to an interval and the margin, never wrong: at most the re-check that came
+    // before the change showed (within the safe point's margin of its commit), then the next.
+    const { notification, interval } = await pollReadsSince(t, before);
+    expect(notification).toBe(0);
+    expect(interval).toBeGreaterThanOrEqual(1);
+    expect(interval).toBeLessThanOrEqual(2);
   });
 });
 
@@ -320,9 +328,10 @@ describe('Long polling when the listener is cut', () => {
     const later = get(feedPath('links', next, 'wait=10'));
     await waitingPolls(t, 1);
     await pause(1500);
-    const committedAt = performance.now();
+    const before = await pollReads(t);
     await t.dataSource.query(`UPDATE links SET created_at = created_at WHERE id = 'link-a'`);
     expect((await later).body.data.map((row) => row.id)).toEqual(['link-a']);
-    expect(performance.now() - committedAt).toBeLessThan(700);
+    // Woken by the change's notification again, in one read.
+    expect(await pollReadsSince(t, before)).toEqual({ notification: 1, interval: 0 });
   });
 });

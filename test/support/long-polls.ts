@@ -60,6 +60,24 @@ export async function metric(t: TestApp, name: string, labels: Record<string, st
     .reduce((sum, value) => sum + value.value, 0);
 }
 
+/** The waiting polls' reads so far, by cause: what woke each, whatever the clock did. */
+export async function pollReads(t: TestApp): Promise<{ notification: number; interval: number }> {
+  const reads = (cause: string) => metric(t, 'change_feed_wakeups_total', { cause });
+  return { notification: await reads('notification'), interval: await reads('interval') };
+}
+
+/** The reads by cause since `before` (a pollReads answer). */
+export async function pollReadsSince(
+  t: TestApp,
+  before: { notification: number; interval: number },
+) {
+  const now = await pollReads(t);
+  return {
+    notification: now.notification - before.notification,
+    interval: now.interval - before.interval,
+  };
+}
+
 export const waitingPolls = (t: TestApp, count: number) =>
   waitFor(async () => (await metric(t, 'change_feed_waiting_polls')) === count, {
     what: `${count} waiting polls`,
