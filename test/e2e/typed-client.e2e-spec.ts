@@ -61,6 +61,38 @@ describe('typed client (clients/typescript) against a running instance', () => {
     expect(pages.at(-1)?.nextCursor).toBeNull();
   });
 
+  it("gives a walk's total from its first page, before its first client, with no request of its own", async () => {
+    const requests: string[] = [];
+    const counted = createApiClient({
+      baseUrl,
+      apiKey: API_KEY,
+      fetch: (request) => (requests.push(request.url), fetch(request)),
+    });
+    const walk = allClients(counted, { status: 'connected' }, { limit: 50 });
+    expect(walk.total).toBeUndefined();
+    const totals: (number | undefined)[] = [];
+    let walked = 0;
+    for await (const client of walk) {
+      void client;
+      totals.push(walk.total);
+      walked++;
+    }
+    const expected = (await idsInDatabase(`status = 'connected'`)).length;
+    expect(walked).toBe(expected);
+    expect(new Set(totals)).toEqual(new Set([expected]));
+    // One request per page, as a walk without a total makes.
+    expect(requests).toHaveLength(Math.ceil(expected / 50));
+    // From a cursor, pages carry no total.
+    const { value: first } = await clientPages(
+      api(),
+      { status: 'connected' },
+      { limit: 50 },
+    ).next();
+    const resumed = allClients(api(), { status: 'connected' }, { cursor: first?.nextCursor });
+    await resumed.next();
+    expect(resumed.total).toBeUndefined();
+  });
+
   it('walks a filter that matches nothing in one request', async () => {
     const clients = [];
     for await (const client of allClients(api(), { linkId: 'no-such-link' })) clients.push(client);
