@@ -64,9 +64,12 @@ export class ClientsService {
     const { clients, nextCursor } =
       offset >= DEEP_OFFSET ? await this.limits.run('deep_page', read) : await read();
     // A page that holds the list's last row tells the total itself: only a full page, or one
-    // past the end, needs a count.
+    // past the end, needs a count, which may not undercut the rows this page proves.
     const holdsTheLastRow = nextCursor === null && (clients.length > 0 || offset === 0);
-    const total = holdsTheLastRow ? offset + clients.length : await this.total(scope, filters);
+    const seen = clients.length > 0 ? offset + clients.length + (nextCursor === null ? 0 : 1) : 0;
+    const total = holdsTheLastRow
+      ? offset + clients.length
+      : await this.total(scope, filters, seen);
     return { clients, meta: meta(total, nextCursor) };
   }
 
@@ -77,9 +80,11 @@ export class ClientsService {
   }
 
   /** The list's total, counted within the counts' cap and cached (CountCache). */
-  private total(scope: string, filters: ClientFilters): Promise<number> {
-    return this.totals.get(scope, () =>
-      this.limits.run('count', () => this.clients.count(filters)),
+  private total(scope: string, filters: ClientFilters, atLeast = 0): Promise<number> {
+    return this.totals.get(
+      scope,
+      () => this.limits.run('count', () => this.clients.count(filters)),
+      atLeast,
     );
   }
 
