@@ -1,7 +1,7 @@
 import { Expose, Transform } from 'class-transformer';
 import { IsOptional, Matches, ValidateBy } from 'class-validator';
 import { CommaList, DiffersFrom, ExactBoolean, IntegerFrom } from './env-decorators';
-import { isTrustProxy, parseTrustProxy, TRUST_PROXY_MESSAGE, TrustProxy } from './trust-proxy';
+import { parseTrustProxy, TrustProxy, trustProxyProblem } from './trust-proxy';
 
 // Node's default limit on a request's head: its target, header names and values together.
 export const MAX_REQUEST_HEAD_BYTES = 16_384;
@@ -31,7 +31,10 @@ export class HttpEnv {
   @Transform(parseTrustProxy)
   @ValidateBy({
     name: 'isTrustProxy',
-    validator: { validate: isTrustProxy, defaultMessage: () => TRUST_PROXY_MESSAGE },
+    validator: {
+      validate: (value) => trustProxyProblem(value) === undefined,
+      defaultMessage: (args) => trustProxyProblem(args?.value) as string,
+    },
   })
   TRUST_PROXY: TrustProxy = false;
 
