@@ -66,6 +66,7 @@ describe('validateEnv', () => {
       ...VALID,
       PORT: '8080',
       METRICS_PORT: '9100',
+      METRICS_HOST: '127.0.0.1',
       CURSOR_SECRET_PREVIOUS: 'previous-cursor-secret-32-chars-x',
       COUNT_CACHE_TTL_MS: '0',
       DATABASE_TIMEOUT_MS: '250',
@@ -105,6 +106,7 @@ describe('validateEnv', () => {
       CURSOR_SECRET_PREVIOUS: 'previous-cursor-secret-32-chars-x',
       PORT: 8080,
       METRICS_PORT: 9100,
+      METRICS_HOST: '127.0.0.1',
       COUNT_CACHE_TTL_MS: 0,
       DATABASE_TIMEOUT_MS: 250,
       KEY_CACHE_TTL_MS: 500,
@@ -348,6 +350,15 @@ describe('validateEnv', () => {
   ])('accepts TRUST_PROXY=%j, which leaves addresses untrusted', (value) => {
     expect(validateEnv({ ...VALID, TRUST_PROXY: value }).TRUST_PROXY).toEqual(value.split(','));
   });
+
+  it.each(['localhost', '0.0.0.0:9464', 'metrics.internal', ' '])(
+    'refuses METRICS_HOST=%j, which is no IP address',
+    (value) => {
+      expect(() => validateEnv({ ...VALID, METRICS_HOST: value })).toThrow(
+        'METRICS_HOST must be an IP address of this host (e.g. 127.0.0.1); unset, every interface',
+      );
+    },
+  );
 
   it('refuses a metrics port equal to the HTTP port, unless both are any free port', () => {
     expect(() => validateEnv({ ...VALID, PORT: '9464' })).toThrow(
