@@ -62,16 +62,15 @@ const GENERATE = 'generate one, e.g. openssl rand -base64 48';
 
 /**
  * Why a secret is too plain to have been generated, if it is: too few distinct characters
- * (`x` repeated, spaces, `abab…`), a unit repeated (`0123456789` three times and more), or a
- * run of neighbouring characters (`abcdef…`, `9876…`) for half of it. Random text of this
- * length is none of these but with odds far below one in a million.
+ * (`x` repeated, spaces, `abab…`), a unit repeated (`0123456789` three times and more), or one
+ * run of consecutive characters (`abcdef…`, `9876…`) for half of it. Random text of this length
+ * is none of these but with odds far below one in a million.
  */
 function plainness(secret: string): string | undefined {
   if (new Set(secret).size < MIN_DISTINCT_CHARACTERS)
     return `has fewer than ${MIN_DISTINCT_CHARACTERS} distinct characters: ${GENERATE}`;
   if (isRepeated(secret)) return `is a short pattern repeated: ${GENERATE}`;
-  if (isMostlySequential(secret))
-    return `is mostly a sequence of neighbouring characters: ${GENERATE}`;
+  if (isMostlySequential(secret)) return `is mostly one run of consecutive characters: ${GENERATE}`;
   return undefined;
 }
 
@@ -86,12 +85,16 @@ function isRepeated(secret: string): boolean {
   return false;
 }
 
-/** Whether at least half the neighbouring pairs are consecutive characters, up or down. */
+/** Whether a run of consecutive characters, up or down (`abcd…`, `9876…`), is half of it. */
 function isMostlySequential(secret: string): boolean {
-  let steps = 0;
-  for (let i = 1; i < secret.length; i++)
-    if (Math.abs(secret.charCodeAt(i) - secret.charCodeAt(i - 1)) === 1) steps++;
-  return steps * 2 >= secret.length - 1;
+  let run = 1;
+  for (let i = 1; i < secret.length; i++) {
+    const step = secret.charCodeAt(i) - secret.charCodeAt(i - 1);
+    const isSameStep = i > 1 && step === secret.charCodeAt(i - 1) - secret.charCodeAt(i - 2);
+    run = Math.abs(step) !== 1 ? 1 : isSameStep ? run + 1 : 2;
+    if (run * 2 >= secret.length) return true;
+  }
+  return false;
 }
 
 /**
