@@ -6,6 +6,7 @@ import {
   LIMIT_OUT_OF_RANGE,
   unknownParameter,
 } from '../openapi/api-error-responses.decorator';
+import { nextPageLinks } from '../openapi/next-page-link';
 import { ReadOnlyController } from '../requests/read-only.controller';
 import { RequiresOperation } from '../auth/requires-operation.decorator';
 import { StrictQueryPipe } from '../query/strict-query.pipe';
@@ -41,6 +42,7 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
     description: 'The changes after the cursor',
     type: ClientChangesResponse,
     example: CLIENT_CHANGES_EXAMPLE,
+    links: nextPageLinks('clientChanges', ['limit', 'linkId']),
   })
   @ApiErrorResponses({
     path: '/api/data/changes/clients',
@@ -65,6 +67,7 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
     description: 'The changes after the cursor',
     type: LinkChangesResponse,
     example: LINK_CHANGES_EXAMPLE,
+    links: nextPageLinks('linkChanges', ['limit']),
   })
   @ApiErrorResponses({
     path: '/api/data/changes/links',

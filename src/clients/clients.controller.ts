@@ -13,6 +13,8 @@ import {
 } from '../openapi/api-error-responses.decorator';
 import { CLIENT_NOT_FOUND } from '../errors/error-texts';
 import { GetById } from '../openapi/get-by-id.decorator';
+import { nextPageLinks } from '../openapi/next-page-link';
+import { filtersOf } from '../query/filters';
 import { ReadOnlyController } from '../requests/read-only.controller';
 import { RequiresOperation } from '../auth/requires-operation.decorator';
 import { StrictQueryPipe } from '../query/strict-query.pipe';
@@ -53,6 +55,10 @@ export class ClientsController extends ReadOnlyController() {
         examples: CLIENTS_PAGE_EXAMPLES,
       },
     },
+    links: nextPageLinks('listClients', [
+      'limit',
+      ...filtersOf(ListClientsQuery).map(({ name }) => name),
+    ]),
   })
   @ApiErrorResponses({
     path: '/api/data/clients',

@@ -35,7 +35,7 @@ import { SharedCounts } from './shared-counts';
         // With Redis, the pods share their totals; without, each process counts its own.
         const shared = redis && new SharedCounts(redis, ttlMs);
         return new CountCache(ttlMs, {
-          fetch: shared ? (key, count) => shared.fetch(key, count) : undefined,
+          fetch: shared ? (key, count, atLeast) => shared.fetch(key, count, atLeast) : undefined,
           onCount: () => counts.inc(),
         });
       },

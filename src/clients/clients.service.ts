@@ -76,11 +76,12 @@ export class ClientsService {
     const { clients, nextCursor } =
       offset >= DEEP_OFFSET ? await this.limits.run('deep_page', keyId, read) : await read();
     // A page that holds the list's last row tells the total itself: only a full page, or one
-    // past the end, needs a count.
+    // past the end, needs a count, which may not undercut the rows this page proves.
     const holdsTheLastRow = nextCursor === null && (clients.length > 0 || offset === 0);
+    const seen = clients.length > 0 ? offset + clients.length + (nextCursor === null ? 0 : 1) : 0;
     const total = holdsTheLastRow
       ? offset + clients.length
-      : await this.total(scope, filters, keyId, links);
+      : await this.total(scope, filters, keyId, links, seen);
     return { clients, meta: meta(total, nextCursor) };
   }
 
@@ -92,20 +93,26 @@ export class ClientsService {
   }
 
   /**
-   * The list's total, cached (CountCache): counted at once up to CHEAP_COUNT_ROWS, and past
-   * them within the counts' cap (in `keyId`'s turn), which is for the counts that cost.
+   * The list's total, cached (CountCache; never below `atLeast`, the rows a page proves):
+   * counted at once up to CHEAP_COUNT_ROWS, and past them within the counts' cap (in `keyId`'s
+   * turn), which is for the counts that cost.
    */
   private total(
     scope: string,
     filters: ClientFilters,
     keyId: string,
     links?: LinkScope,
+    atLeast = 0,
   ): Promise<number> {
-    return this.totals.get(scope, async () => {
-      const few = await this.clients.countUpTo(filters, CHEAP_COUNT_ROWS, links);
-      if (few <= CHEAP_COUNT_ROWS) return few;
-      return this.limits.run('count', keyId, () => this.clients.count(filters, links));
-    });
+    return this.totals.get(
+      scope,
+      async () => {
+        const few = await this.clients.countUpTo(filters, CHEAP_COUNT_ROWS, links);
+        if (few <= CHEAP_COUNT_ROWS) return few;
+        return this.limits.run('count', keyId, () => this.clients.count(filters, links));
+      },
+      atLeast,
+    );
   }
 
   private async page(

@@ -26,6 +26,23 @@ describe('CountCache', () => {
     expect(calls()).toBe(2);
   });
 
+  it('fetches again instead of serving a total below the rows the caller has seen', async () => {
+    const fetched: number[] = [];
+    const cache = new CountCache(2000, {
+      now,
+      fetch: async (_key, count, atLeast) => (
+        fetched.push(atLeast),
+        { total: await count(), expiresAt: clock + 2000 }
+      ),
+    });
+    const { count, calls } = counter();
+    await expect(cache.get('k', count)).resolves.toBe(1);
+    await expect(cache.get('k', count, 1)).resolves.toBe(1);
+    await expect(cache.get('k', count, 2)).resolves.toBe(2);
+    expect(calls()).toBe(2);
+    expect(fetched).toEqual([0, 2]);
+  });
+
   it('counts on every call with ttl 0', async () => {
     const cache = new CountCache(0, { maxEntries: 10, now });
     const { count, calls } = counter();

@@ -4,8 +4,15 @@ export interface TimedTotal {
   expiresAt: number;
 }
 
-/** How the cache gets a total it does not hold: it counts it here, or through other pods. */
-export type FetchTotal = (key: string, count: () => Promise<number>) => Promise<TimedTotal>;
+/**
+ * How the cache gets a total it does not hold: it counts it here, or through other pods.
+ * `atLeast`: the rows the request has seen; a total from elsewhere below it is not served.
+ */
+export type FetchTotal = (
+  key: string,
+  count: () => Promise<number>,
+  atLeast: number,
+) => Promise<TimedTotal>;
 
 /** Counts in this process; the total may be served until `ttlMs` after its count started. */
 export const countHere =
@@ -58,7 +65,11 @@ export class CountCache {
     this.onCount = onCount;
   }
 
-  get(key: string, count: () => Promise<number>): Promise<number> {
+  /**
+   * The key's total. `atLeast`: the rows the request has seen (a full page proves one more); a
+   * cached total below it contradicts them, and is fetched again instead of served.
+   */
+  async get(key: string, count: () => Promise<number>, atLeast = 0): Promise<number> {
     const counted = () => {
       this.onCount();
       return count();
@@ -66,9 +77,12 @@ export class CountCache {
     if (this.ttlMs === 0) return counted();
     const startedAt = this.now();
     const cached = this.entries.get(key);
-    if (cached && cached.expiresAt > startedAt) return cached.total;
+    if (cached && cached.expiresAt > startedAt) {
+      const total = await cached.total;
+      if (total >= atLeast) return total;
+    }
     const entry = { expiresAt: startedAt + this.ttlMs } as Entry;
-    entry.total = this.fetch(key, counted).then(({ total, expiresAt }) => {
+    entry.total = this.fetch(key, counted, atLeast).then(({ total, expiresAt }) => {
       entry.expiresAt = Math.min(entry.expiresAt, expiresAt);
       return total;
     });

@@ -53,7 +53,11 @@ export class SharedCounts {
     this.waitMs = Math.min(ttlMs, WAIT_AT_MOST_MS);
   }
 
-  async fetch(key: string, count: () => Promise<number>): Promise<TimedTotal> {
+  /**
+   * The key's total: the stored one when it is servable (isServable), else counted here and
+   * stored in its place. `atLeast`: the rows the request has seen, which no total may undercut.
+   */
+  async fetch(key: string, count: () => Promise<number>, atLeast = 0): Promise<TimedTotal> {
     const keys: [string, string] = [this.redis.key(totalKey(key)), this.redis.key(lockKey(key))];
     const token = randomUUID();
     const giveUpAt = this.now() + this.waitMs;
@@ -62,13 +66,23 @@ export class SharedCounts {
       const answer = await this.readOrLock(keys, token);
       if (answer[0] === 'unavailable') return this.countHere(count);
       // Served here no longer than Redis keeps it: askedAt is before Redis read its time to live.
-      if (answer[0] === 'total')
+      if (answer[0] === 'total' && this.isServable(answer[2], answer[3], atLeast))
         return { total: Number(answer[2]), expiresAt: askedAt + answer[3] };
-      if (answer[0] === 'lock' || this.now() >= giveUpAt) {
+      if (answer[0] !== 'wait' || this.now() >= giveUpAt) {
         return this.countAndStore(keys, token, answer[1], count);
       }
       await sleep(POLL_EVERY_MS);
     }
+  }
+
+  /**
+   * Redis is shared, so what it holds is checked before it is served: a count (a non-negative
+   * safe integer in decimal digits) no lower than the rows seen, that expires within the TTL
+   * (a total without an expiry, or with a longer one, would be served past it, or forever).
+   */
+  private isServable(total: string, ttlMs: number, atLeast: number): boolean {
+    const value = /^\d{1,16}$/.test(String(total)) ? Number(total) : NaN;
+    return Number.isSafeInteger(value) && value >= atLeast && ttlMs > 0 && ttlMs <= this.ttlMs;
   }
 
   private readOrLock(keys: [string, string], token: string): Promise<Answer> {

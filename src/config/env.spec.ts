@@ -67,6 +67,7 @@ describe('validateEnv', () => {
       ...VALID,
       PORT: '8080',
       METRICS_PORT: '9100',
+      METRICS_HOST: '127.0.0.1',
       CURSOR_SECRET_PREVIOUS: 'previous-cursor-secret-32-chars-x',
       COUNT_CACHE_TTL_MS: '0',
       DATABASE_TIMEOUT_MS: '250',
@@ -106,6 +107,7 @@ describe('validateEnv', () => {
       CURSOR_SECRET_PREVIOUS: 'previous-cursor-secret-32-chars-x',
       PORT: 8080,
       METRICS_PORT: 9100,
+      METRICS_HOST: '127.0.0.1',
       COUNT_CACHE_TTL_MS: 0,
       DATABASE_TIMEOUT_MS: 250,
       KEY_CACHE_TTL_MS: 500,
@@ -301,11 +303,53 @@ describe('validateEnv', () => {
     '10.0.0/8',
     'proxy.example',
     '10.0.0.1,,x',
+    '::1.2.3.4',
+    '64:ff9b::1.2.3.4/120',
   ])('rejects TRUST_PROXY=%j with a clear message', (value) => {
     expect(() => validateEnv({ ...VALID, TRUST_PROXY: value })).toThrow(
       'TRUST_PROXY must be a hop count from 0 to 10 (e.g. 1) or comma-separated proxy addresses or CIDRs',
     );
   });
+
+  it.each([
+    '0.0.0.0/0',
+    '::/0',
+    '0.0.0.0/1,128.0.0.0/1',
+    '::ffff:0.0.0.0/96',
+    '::ffff:0:0/96',
+    '10.0.0.0/8,0.0.0.0/0,loopback',
+    '0.0.0.0/2,64.0.0.0/2,::ffff:128.0.0.0/97',
+    '::/1,8000::/1',
+    '::/1,8000::/2,c000::/2',
+    // Every IPv4 address, as IPv6 spells it.
+    '::/1',
+  ])('refuses TRUST_PROXY=%j, which trusts every address, in one line', (value) => {
+    expect(() => validateEnv({ ...VALID, TRUST_PROXY: value })).toThrow(
+      new Error(
+        'Invalid environment:\n  - TRUST_PROXY trusts every address (such as 0.0.0.0/0, ::/0 or ' +
+          'ranges that add up to them), so any client could forge its address: name the proxies in front instead',
+      ),
+    );
+  });
+
+  it.each([
+    '0.0.0.0/1',
+    '0.0.0.0/1,128.0.0.0/2',
+    '::ffff:0.0.0.0/97',
+    '8000::/1',
+    '10.0.0.0/8,::ffff:10.0.0.0/104,fd00::/8',
+  ])('accepts TRUST_PROXY=%j, which leaves addresses untrusted', (value) => {
+    expect(validateEnv({ ...VALID, TRUST_PROXY: value }).TRUST_PROXY).toEqual(value.split(','));
+  });
+
+  it.each(['localhost', '0.0.0.0:9464', 'metrics.internal', ' '])(
+    'refuses METRICS_HOST=%j, which is no IP address',
+    (value) => {
+      expect(() => validateEnv({ ...VALID, METRICS_HOST: value })).toThrow(
+        'METRICS_HOST must be an IP address of this host (e.g. 127.0.0.1); unset, every interface',
+      );
+    },
+  );
 
   it('refuses a metrics port equal to the HTTP port, unless both are any free port', () => {
     expect(() => validateEnv({ ...VALID, PORT: '9464' })).toThrow(

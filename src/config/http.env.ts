@@ -1,7 +1,8 @@
+import { isIP } from 'node:net';
 import { Expose, Transform } from 'class-transformer';
 import { IsOptional, Matches, ValidateBy } from 'class-validator';
 import { CommaList, DiffersFrom, ExactBoolean, IntegerFrom } from './env-decorators';
-import { isTrustProxy, parseTrustProxy, TRUST_PROXY_MESSAGE, TrustProxy } from './trust-proxy';
+import { parseTrustProxy, TrustProxy, trustProxyProblem } from './trust-proxy';
 
 // Node's default limit on a request's head: its target, header names and values together.
 export const MAX_REQUEST_HEAD_BYTES = 16_384;
@@ -15,6 +16,19 @@ export class HttpEnv {
   @IntegerFrom(0, 65535)
   @DiffersFrom('PORT', '/metrics has a port of its own', 0)
   METRICS_PORT = 9464;
+
+  // The address METRICS_PORT listens on; unset, every interface (docs/operations.md, Metrics).
+  @Expose()
+  @IsOptional()
+  @ValidateBy({
+    name: 'isListenAddress',
+    validator: {
+      validate: (value) => typeof value === 'string' && isIP(value) !== 0,
+      defaultMessage: () =>
+        'METRICS_HOST must be an IP address of this host (e.g. 127.0.0.1); unset, every interface',
+    },
+  })
+  METRICS_HOST?: string;
 
   // Origins allowed to call the API from a browser; unset, CORS is off.
   @IsOptional()
@@ -31,7 +45,10 @@ export class HttpEnv {
   @Transform(parseTrustProxy)
   @ValidateBy({
     name: 'isTrustProxy',
-    validator: { validate: isTrustProxy, defaultMessage: () => TRUST_PROXY_MESSAGE },
+    validator: {
+      validate: (value) => trustProxyProblem(value) === undefined,
+      defaultMessage: (args) => trustProxyProblem(args?.value) as string,
+    },
   })
   TRUST_PROXY: TrustProxy = false;
 

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validateDatabaseEnv, validateEnvSections } from './env';
@@ -52,6 +53,32 @@ describe('readSecretFiles', () => {
     ]);
     expect(env.API_KEYS).toBe('k1');
     expect(readSecretFiles(env)).toEqual([]);
+  });
+
+  // Reading a FIFO would wait for a writer: the boot would hang without a message.
+  // (A writer waits on the FIFO, so that a read of it returns instead of holding this test.)
+  it('refuses anything but a regular file (a FIFO, a directory, a device), in one line each', () => {
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const writer = spawn('sh', ['-c', `echo written-to-the-fifo > '${fifo}'`]);
+    try {
+      const env = { CURSOR_SECRET_FILE: fifo, API_KEYS_FILE: dir, REDIS_URL_FILE: '/dev/null' };
+      expect(readSecretFiles(env)).toEqual([
+        `API_KEYS_FILE: ${dir} is not a regular file`,
+        `CURSOR_SECRET_FILE: ${fifo} is not a regular file`,
+        'REDIS_URL_FILE: /dev/null is not a regular file',
+      ]);
+    } finally {
+      writer.kill();
+    }
+  });
+
+  it('follows a symbolic link to a regular file, as a mounted Kubernetes Secret holds', () => {
+    const link = join(dir, 'link');
+    symlinkSync(file('target', 'k1\n'), link);
+    const env: Record<string, string> = { API_KEYS_FILE: link };
+    expect(readSecretFiles(env)).toEqual([]);
+    expect(env).toEqual({ API_KEYS: 'k1' });
   });
 
   it('is applied by the validation, whose one message names the problem', () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 
 /** The variables holding secrets; each may be given instead as a file, `<NAME>_FILE`. */
 export const SECRET_VARIABLES = [
@@ -24,10 +24,26 @@ export function readSecretFiles(env: Record<string, unknown>): string[] {
     if (env[name] !== undefined && env[name] !== '')
       return [`${name} and ${name}_FILE are both set: set only one`];
     try {
-      env[name] = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+      const content = regularFileContent(file);
+      if (content === undefined) return [`${name}_FILE: ${file} is not a regular file`];
+      env[name] = content.replace(/\r?\n$/, '');
       return [];
     } catch (error) {
       return [`${name}_FILE: ${file} cannot be read (${(error as NodeJS.ErrnoException).code})`];
     }
   });
+}
+
+/**
+ * The file's text, or undefined when it is not a regular file: reading a FIFO (or a device)
+ * would wait for a writer, holding the boot without a word. Opened without blocking, then
+ * checked, so what is read is what was checked.
+ */
+function regularFileContent(file: string): string | undefined {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    return fstatSync(fd).isFile() ? readFileSync(fd, 'utf8') : undefined;
+  } finally {
+    closeSync(fd);
+  }
 }

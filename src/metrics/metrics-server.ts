@@ -7,7 +7,9 @@ import { HttpEnv } from '../config/http.env';
 /**
  * The Prometheus scrape, on a port of its own (METRICS_PORT): what it shows (pool saturation,
  * safe-point lag, the Node version) is for the monitoring namespace, which the NetworkPolicy
- * alone lets in, never for the public port. `GET /metrics` and nothing else.
+ * alone lets in, never for the public port. `GET /metrics` and nothing else. On every interface
+ * unless METRICS_HOST names one: Prometheus scrapes a pod at its own address, which loopback
+ * would hide.
  */
 @Injectable()
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -25,7 +27,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   onApplicationBootstrap(): Promise<void> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(this.http.METRICS_PORT, () => resolve());
+      this.server.listen(this.http.METRICS_PORT, this.http.METRICS_HOST, () => resolve());
     });
   }
 

@@ -12,7 +12,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '(`/api/data/links/` is `/api/data/links`). Every 200 carries a weak `ETag`; ' +
         'send it back in `If-None-Match` to get a 304 without a body while the data is unchanged. ' +
         'With `Accept-Encoding: gzip` or `br`, bodies over 1 KiB are compressed. ' +
-        'Any other method than GET and HEAD is a 405 problem with `Allow: GET, HEAD`.',
+        'Any other method than GET and HEAD is a 405 problem with `Allow: GET, HEAD`; on ' +
+        '/api/data routes the key is checked first, so without a valid key it is a 401.',
     )
     .setVersion('1.0')
     // Absolute, for generated clients; the docs page puts its own origin in its place.

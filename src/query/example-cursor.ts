@@ -1,12 +1,10 @@
+import { EXAMPLE_CURSOR_SECRET } from '../config/weak-secrets';
 import { Position } from '../database/list-order';
 import { CursorCodec } from './signed-cursor';
 
-/**
- * The secret the documentation's example cursors are signed with, so that each is a real
- * cursor of the position and scope it shows (tested). A deployment signs with its own
- * CURSOR_SECRET: these never verify there.
- */
-export const EXAMPLE_CURSOR_SECRET = 'example-cursor-secret-for-the-documentation-only';
+// The documentation's example cursors are real cursors of the position and scope each shows
+// (tested), signed with a published secret: a deployment signs with its own CURSOR_SECRET (the
+// production start refuses this one), so they never verify there.
 
 const examples = new CursorCodec({ current: EXAMPLE_CURSOR_SECRET });
 

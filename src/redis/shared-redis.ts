@@ -40,6 +40,8 @@ export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
   private isClosing = false;
   private isChecking = false;
   private checker?: NodeJS.Timeout;
+  // The breaker emits `open` again each time a probe fails: only a switch is reported.
+  private isAvailable?: boolean;
 
   constructor(
     url: string,
@@ -87,7 +89,7 @@ export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
         setTimeout(() => resolve(false), CONNECT_TIMEOUT_MS).unref();
         this.redis.once('ready', () => resolve(true));
       }));
-    if (isReady) this.onChange(true);
+    if (isReady) this.reportAvailable();
     else this.breaker.open();
     this.checker = setInterval(() => void this.check(), CHECK_EVERY_MS).unref();
   }
@@ -129,12 +131,16 @@ export class SharedRedis implements OnModuleInit, OnApplicationShutdown {
   }
 
   private reportAvailable(): void {
-    this.logger.log('Redis is back: rate limits and list totals are shared again');
+    if (this.isAvailable === true) return;
+    if (this.isAvailable === false)
+      this.logger.log('Redis is back: rate limits and list totals are shared again');
+    this.isAvailable = true;
     this.onChange(true);
   }
 
   private reportUnavailable(): void {
-    if (this.isClosing) return;
+    if (this.isClosing || this.isAvailable === false) return;
+    this.isAvailable = false;
     this.logger.warn(
       'Redis unavailable or slow: rate limits and list totals are counted per process until it answers again',
     );

@@ -9,13 +9,25 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 // Probes and scrapes come every few seconds from every replica: a trace each would drown the rest.
 const UNTRACED_PATHS = /^\/(health\/(live|ready)|metrics)\/?(\?|$)/i;
 
+// What the instrumentation reads from headers a caller writes: User-Agent, Host,
+// X-Forwarded-Host, X-Forwarded-For and Forwarded. Undefined attributes are dropped.
+const FROM_CALLERS_HEADERS = {
+  'user_agent.original': undefined,
+  'server.address': undefined,
+  'server.port': undefined,
+  'client.address': undefined,
+};
+
 /**
- * Names a finished server span by the route that served it, as the access log names it. The
- * express instrumentation would do this, but cannot patch express here: NestJS loads it from an
- * ES module, which require hooks do not see.
+ * Names a finished server span by the route that served it, as the access log names it, and
+ * gives it the client's address as Express tells it: the peer's, or with TRUST_PROXY the one
+ * the trusted proxies forwarded (never a forwarding header anyone could send). The express
+ * instrumentation would name it, but cannot patch express here: NestJS loads it from an ES
+ * module, which require hooks do not see.
  */
 function nameByRoute(span: Span, request: IncomingMessage | ClientRequest): void {
-  const { route, baseUrl, method } = request as Partial<Request>;
+  const { route, baseUrl, method, ip } = request as Partial<Request>;
+  if (typeof ip === 'string') span.setAttribute('client.address', ip);
   if (typeof route?.path !== 'string') return;
   const template = `${baseUrl ?? ''}${route.path}`;
   span.setAttribute('http.route', template);
@@ -38,8 +50,12 @@ export function startTracing(): NodeSDK {
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.test(req.url ?? ''),
         disableOutgoingRequestInstrumentation: true,
-        // Undefined attributes are dropped: the route names the request instead.
-        startIncomingSpanHook: () => ({ 'url.path': undefined, 'url.query': undefined }),
+        // The route names the request instead of its path and query.
+        startIncomingSpanHook: () => ({
+          'url.path': undefined,
+          'url.query': undefined,
+          ...FROM_CALLERS_HEADERS,
+        }),
         applyCustomAttributesOnSpan: nameByRoute,
       }),
       new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),

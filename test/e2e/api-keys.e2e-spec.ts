@@ -9,21 +9,37 @@ import { waitFor } from '../support/wait-for';
 const KEY_CACHE_TTL_MS = 500;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits until `check` holds, failing after `timeoutMs`; returns the time it took. */
-async function within(timeoutMs: number, check: () => Promise<boolean>): Promise<number> {
-  const start = Date.now();
-  await waitFor(check, { what: `a check to hold within ${timeoutMs} ms`, timeoutMs });
-  return Date.now() - start;
-}
-
 describe('Managed API keys', () => {
   let t: TestApp;
   let keys: ApiKeyCommands;
   const server = () => t.app.getHttpServer();
   const call = (key: string) =>
     request(server()).get('/api/data/links').set('Authorization', `Bearer ${key}`);
-  // Unknown keys re-read the active keys at most once a second, so a new key works within it.
-  const accepted = (key: string) => within(1500, async () => (await call(key)).status === 200);
+  /**
+   * Calls with `key` until one answers `status`; when each of the calls that did not was sent.
+   * A rule "within N ms of an event" holds when none of those was sent N ms or more after it:
+   * a loaded machine sends fewer calls, never later ones that the rule allows to fail.
+   */
+  const sentBefore = async (key: string, status: number): Promise<number[]> => {
+    const others: number[] = [];
+    await waitFor(
+      async () => {
+        const sentAt = Date.now();
+        const isDone = (await call(key)).status === status;
+        if (!isDone) others.push(sentAt);
+        return isDone;
+      },
+      { what: `a ${status} for the key`, timeoutMs: 20_000 },
+    );
+    return others;
+  };
+  // Unknown keys re-read the active keys at most once a second (every KEY_CACHE_TTL_MS here).
+  // `key` was just created, committed: from now on.
+  const accepted = async (key: string) => {
+    const since = Date.now();
+    const refusedAt = await sentBefore(key, 200);
+    expect(refusedAt.filter((at) => at >= since + KEY_CACHE_TTL_MS)).toEqual([]);
+  };
 
   beforeAll(async () => {
     t = await createTestApp({ env: { KEY_CACHE_TTL_MS: String(KEY_CACHE_TTL_MS) } });
@@ -47,13 +63,11 @@ describe('Managed API keys', () => {
 
   it('accepts a key from creation on, and refuses it within KEY_CACHE_TTL_MS of revocation', async () => {
     const { key, record } = await keys.create('consumer');
-    expect(await accepted(key)).toBeLessThanOrEqual(1100);
+    await accepted(key);
     await keys.revoke(record.prefix);
-    const tookMs = await within(
-      KEY_CACHE_TTL_MS + 2000,
-      async () => (await call(key)).status === 401,
-    );
-    expect(tookMs).toBeLessThanOrEqual(KEY_CACHE_TTL_MS + 1000);
+    const revokedAt = Date.now();
+    const acceptedAt = await sentBefore(key, 401);
+    expect(acceptedAt.filter((at) => at >= revokedAt + KEY_CACHE_TTL_MS)).toEqual([]);
     const res = await call(key);
     expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_token"');
     // …and stays refused.
@@ -83,7 +97,7 @@ describe('Managed API keys', () => {
     expect(await lastUsed()).toBeNull();
     const before = Date.now();
     await accepted(key);
-    await within(5000, async () => (await lastUsed()) !== null);
+    await waitFor(async () => (await lastUsed()) !== null, { what: 'last_used_at to be written' });
     const first = (await lastUsed()) as Date;
     expect(first.getTime()).toBeGreaterThanOrEqual(before - 1000);
     const update = jest.spyOn(PgClient.prototype, 'query');
@@ -104,7 +118,7 @@ describe('Managed API keys', () => {
     const start = Date.now();
     let sent = 0;
     try {
-      for (; sent < 300 && Date.now() - start < 20000; sent++) {
+      for (; sent < 300; sent++) {
         const candidate =
           sent % 2 === 0 ? generateApiKey() : `guess-${randomBytes(12).toString('hex')}`;
         await call(candidate).expect(401);
@@ -113,11 +127,10 @@ describe('Managed API keys', () => {
       queries.mockRestore();
     }
     const elapsed = Date.now() - start;
-    // At most one read of the active keys per KEY_CACHE_TTL_MS, however many keys are tried.
-    expect(sent).toBe(300);
+    // At most one read of the active keys per KEY_CACHE_TTL_MS, however many keys are tried
+    // (a machine slower to send them allows more reads, never more per interval).
     expect(queries.mock.calls.length).toBeLessThanOrEqual(
       Math.ceil(elapsed / KEY_CACHE_TTL_MS) + 1,
     );
-    expect(queries.mock.calls.length).toBeLessThan(sent / 5);
   });
 });

@@ -29,7 +29,7 @@ interface PlanNode {
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
 // The cost of a feed page (docs/performance.md): an index range scan from the cursor, reading
-// about a page of rows at any depth, and a caught-up poll well under a millisecond.
+// about a page of rows at any depth, and a caught-up poll a few index pages.
 describe('Change feed query plans on a large table', () => {
   let dataSource: DataSource;
   let safePoint: string;
@@ -74,7 +74,7 @@ describe('Change feed query plans on a large table', () => {
     const { text, params } = changesQuery(feed, after, safePoint, 100, { linkId });
     const [row] = await dataSource.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, params);
     const plan = row['QUERY PLAN'][0];
-    return { nodes: nodesOf(plan.Plan), ms: plan['Execution Time'] as number };
+    return { nodes: nodesOf(plan.Plan) };
   }
 
   it.each([
@@ -99,23 +99,31 @@ describe('Change feed query plans on a large table', () => {
     },
   );
 
-  // Both are prepared; on this table PostgreSQL keeps one plan for each (on a million rows it
-  // may still plan an unfiltered feed page per execution, sparing only the parse). Queries one
-  // at a time reuse the pool's last connection.
-  it('keeps the plans of the safe point and of a feed page', async () => {
+  // Both are prepared once per connection and executed from then on (queries one at a time
+  // reuse the pool's last connection). The safe point's, without parameters, keeps one plan;
+  // whether a feed page is planned per execution is PostgreSQL's cost-based choice (on a
+  // million rows it may plan an unfiltered page each time, sparing only the parse), so here
+  // its executions are counted, not its plans.
+  it('prepares the safe point and a feed page once, keeping the safe point’s plan', async () => {
     const reader = databaseReader(dataSource);
     const changes = new ChangesRepository(reader, new SafePointLag(new Registry()));
     for (let n = 0; n < 8; n++) await changes.page('clients', deep.clients, 100, {});
-    const statements = await reader.query<{ statement: string; generic_plans: string }[]>(
-      'SELECT statement, generic_plans FROM pg_prepared_statements ORDER BY prepare_time',
+    const statements = await reader.query<
+      { statement: string; generic_plans: string; custom_plans: string }[]
+    >(
+      'SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY prepare_time',
       [],
-      { primary: true },
+      {
+        primary: true,
+      },
     );
-    const kept = { generic_plans: expect.stringMatching(/^[1-9]/) };
-    expect(statements).toEqual([
-      { statement: SAFE_POINT_QUERY, ...kept },
-      { statement: changesQuery('clients', START, safePoint, 100).text, ...kept },
+    expect(statements.map(({ statement }) => statement)).toEqual([
+      SAFE_POINT_QUERY,
+      changesQuery('clients', START, safePoint, 100).text,
     ]);
+    const executions = statements.map((s) => Number(s.generic_plans) + Number(s.custom_plans));
+    expect(executions).toEqual([8, 8]);
+    expect(statements[0].generic_plans).toBe('8');
   });
 
   // A plan PostgreSQL keeps for a feed page is made for any position: it must still be the
@@ -142,26 +150,22 @@ describe('Change feed query plans on a large table', () => {
   );
 
   // Its query runs inside oldest_writer_start(), whose plan PostgreSQL must keep per session:
-  // planned at every call, it took ten times as long as the rest of a poll.
-  it('reads the safe point in well under a millisecond of database time', async () => {
-    const session = dataSource.createQueryRunner();
-    try {
-      const times: number[] = [];
-      for (let i = 0; i < 7; i++) {
-        const [row] = await session.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${SAFE_POINT_QUERY}`);
-        times.push(row['QUERY PLAN'][0]['Execution Time'] as number);
-      }
-      expect(times.sort((a, b) => a - b)[3]).toBeLessThan(0.5);
-    } finally {
-      await session.release();
-    }
+  // a SQL function's query is planned at every call (ten times the rest of a poll), a PL/pgSQL
+  // function's once per session.
+  it('reads the safe point through a function whose plan is kept per session', async () => {
+    const [fn] = await dataSource.query(
+      `SELECT l.lanname AS language, p.provolatile AS volatility, p.prosecdef AS "isDefiner"
+       FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+       WHERE p.proname = 'oldest_writer_start'`,
+    );
+    expect(fn).toEqual({ language: 'plpgsql', volatility: 's', isDefiner: true });
   });
 
-  it('answers a caught-up poll in well under a millisecond of database time', async () => {
-    const times: number[] = [];
-    for (let i = 0; i < 7; i++) times.push((await explain('clients', last.clients)).ms);
-    const median = times.sort((a, b) => a - b)[3];
-    // Reported by `npm run bench` too; the bound leaves room for a busy test machine.
-    expect(median).toBeLessThan(1);
+  it('answers a caught-up poll from a few index pages, reading no row', async () => {
+    const { nodes } = await explain('clients', last.clients);
+    const scan = nodes.find((node) => node['Relation Name'] === 'clients') as PlanNode;
+    expect(scan['Index Name']).toBe('clients_changes_idx');
+    expect(scan['Actual Rows']).toBe(0);
+    expect(scan['Shared Hit Blocks'] + scan['Shared Read Blocks']).toBeLessThanOrEqual(5);
   });
 });

@@ -24,7 +24,7 @@ const CLIENTS = [1, 2, 3, 4, 5, 6].map((n) => ({
 // compiled there with tsc --strict, then run against a live server as ES module and CommonJS.
 describe('The client package (@links-clients/client) from its tarball', () => {
   const consumer = mkdtempSync(join(tmpdir(), 'links-clients-consumer-'));
-  let packed: { filename: string; files: { path: string }[] };
+  let packed: { files: string[]; manifest: Record<string, unknown>; installLog: string };
   let t: TestApp;
   let baseUrl: string;
   const runConsumer = async (script: string) =>
@@ -43,18 +43,24 @@ describe('The client package (@links-clients/client) from its tarball', () => {
       'src',
       'package.json',
       'build.mjs',
+      'pack.mjs',
       'tsconfig.json',
       'README.md',
       'LICENSE',
     ])
       cpSync(join(PACKAGE, entry), join(source, entry), { recursive: true });
     cpSync(join(__dirname, '../client-consumer'), consumer, { recursive: true });
-    const pack = await run('npm', ['pack', '--json', '--pack-destination', consumer], {
-      cwd: source,
-    });
-    [packed] = JSON.parse(pack.stdout);
+    // As `npm run client:pack` does.
+    const tarball = (await run(process.execPath, [join(source, 'pack.mjs')])).stdout.trim();
+    const listed = (await run('tar', ['-tzf', tarball])).stdout.trim().split('\n');
+    const manifest = (await run('tar', ['-xOzf', tarball, 'package/package.json'])).stdout;
     const install = ['install', '--no-audit', '--no-fund', '--prefer-offline'];
-    await run('npm', [...install, `./${packed.filename}`], { cwd: consumer });
+    const installed = await run('npm', [...install, tarball], { cwd: consumer });
+    packed = {
+      files: listed.map((path) => path.replace(/^package\//, '')),
+      manifest: JSON.parse(manifest),
+      installLog: installed.stdout + installed.stderr,
+    };
     const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
     const types = join(ROOT, 'node_modules/@types');
     await run(process.execPath, [tsc, '-p', consumer, '--typeRoots', types], { cwd: consumer });
@@ -73,8 +79,15 @@ describe('The client package (@links-clients/client) from its tarball', () => {
     rmSync(consumer, { recursive: true, force: true });
   });
 
+  // Its `prepare` builds from sources the tarball does not hold: kept, npm would warn about
+  // an install script on every install.
+  it('carries no scripts, so installing it runs and warns about none', () => {
+    expect(packed.manifest).not.toHaveProperty('scripts');
+    expect(packed.installLog).not.toMatch(/install-scripts|install script/i);
+  });
+
   it('holds the builds, their declarations, the README and the license; no sources', () => {
-    const files = packed.files.map((file) => file.path).sort();
+    const files = [...packed.files].sort();
     expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
     for (const format of ['esm', 'cjs'])
       for (const name of ['client', 'change-feed', 'iterate-clients', 'retrying-fetch', 'schema'])

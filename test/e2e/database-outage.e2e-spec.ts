@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Client as PgClient } from 'pg';
@@ -20,10 +21,10 @@ const liveHeap = () => {
 };
 
 const TIMEOUT_MS = 1000;
-// Bounds on elapsed time sit far from both the expected time (one TIMEOUT_MS) and the time the
-// bug would take (forever, or one TIMEOUT_MS per wave of queued requests), so a busy machine
-// cannot fail them and a missing timeout cannot pass them.
-const HANG_BOUND_MS = TIMEOUT_MS * 5;
+// Which deadline answered a 503 is read from its log line (ProblemDetailsFilter names the
+// cause), not from the time it took: a loaded machine stretches the time, never the cause.
+const WAITED_FOR_ANSWER = 'no answer within DATABASE_TIMEOUT_MS';
+const WAITED_FOR_CONNECTION = 'no pooled connection within DATABASE_TIMEOUT_MS';
 
 // The app reaches its database through a TCP proxy the test can cut, as a network or database
 // outage would; the fixtures connect directly.
@@ -58,10 +59,18 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
     expect(res.headers['retry-after']).toBe('5');
   };
 
-  const timed = async (path: string) => {
-    const started = Date.now();
-    const res = await get(path);
-    return { res, elapsed: Date.now() - started };
+  /** The cause of each 503 logged while `work` ran. */
+  const causesDuring = async <T>(work: () => Promise<T>) => {
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    try {
+      const result = await work();
+      const causes = warn.mock.calls
+        .map(([message]) => /database unavailable \(requestId [^)]+\): (.*)$/.exec(String(message)))
+        .flatMap((match) => (match ? [match[1]] : []));
+      return { result, causes };
+    } finally {
+      warn.mockRestore();
+    }
   };
 
   it('turns a stalled query into a 503 within the timeout, then serves again', async () => {
@@ -70,9 +79,10 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
     try {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE clients IN ACCESS EXCLUSIVE MODE');
-      const { res, elapsed } = await timed('/api/data/clients');
-      expect503(res);
-      expect(elapsed).toBeLessThan(HANG_BOUND_MS);
+      // Without the deadline it would wait on the lock for as long as the test holds it.
+      const { result, causes } = await causesDuring(() => get('/api/data/clients'));
+      expect503(result);
+      expect(causes).toEqual([expect.stringContaining(WAITED_FOR_ANSWER)]);
     } finally {
       await locker.query('ROLLBACK');
       await locker.end();
@@ -87,17 +97,21 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE clients IN ACCESS EXCLUSIVE MODE');
       // Five times the pool (10): most requests wait for a connection, not for the query. Were
-      // that wait unbounded, they would fail in five waves, one TIMEOUT_MS apart.
-      const started = Date.now();
+      // that wait unbounded, each would get a connection in turn, run its query and time out
+      // on it, in five waves: none would give up waiting for a connection.
       let settled = 0;
-      const stalled = Array.from({ length: 50 }, (_, i) =>
-        timed(`/api/data/clients?limit=${i + 1}`).finally(() => settled++),
-      );
-      // Meanwhile routes that need no database answer, while stalled requests still wait.
-      await request(t.app.getHttpServer()).get('/docs/openapi.json').expect(200);
-      expect(settled).toBeLessThan(stalled.length);
-      for (const { res } of await Promise.all(stalled)) expect503(res);
-      expect(Date.now() - started).toBeLessThan(TIMEOUT_MS * 4);
+      const { result: stalled, causes } = await causesDuring(async () => {
+        const all = Array.from({ length: 50 }, (_, i) =>
+          get(`/api/data/clients?limit=${i + 1}`).then((res) => (settled++, res)),
+        );
+        // Meanwhile routes that need no database answer, while stalled requests still wait.
+        await request(t.app.getHttpServer()).get('/docs/openapi.json').expect(200);
+        expect(settled).toBeLessThan(all.length);
+        return Promise.all(all);
+      });
+      for (const res of stalled) expect503(res);
+      expect(causes).toHaveLength(50);
+      expect(causes).toContainEqual(expect.stringContaining(WAITED_FOR_CONNECTION));
     } finally {
       await locker.query('ROLLBACK');
       await locker.end();
@@ -114,14 +128,14 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
     await get('/api/data/links').expect(200);
     proxy.silent = true;
     try {
-      const { res, elapsed } = await timed('/api/data/clients/c-2');
-      expect503(res);
-      expect(elapsed).toBeLessThan(HANG_BOUND_MS);
+      const { result, causes } = await causesDuring(() => get('/api/data/clients/c-2'));
+      expect503(result);
+      expect(causes).toEqual([expect.stringContaining(WAITED_FOR_ANSWER)]);
       expect(checkedOut()).toBeGreaterThan(0);
       await waitFor(() => checkedOut() === 0, {
         what: 'the unanswered connection to leave the pool',
         intervalMs: 50,
-        timeoutMs: ABANDON_AFTER_MS + HANG_BOUND_MS,
+        timeoutMs: ABANDON_AFTER_MS + 20 * TIMEOUT_MS,
       });
     } finally {
       proxy.silent = false;
@@ -138,9 +152,7 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
       '/api/data/clients/x',
       '/api/data/links/x',
     ]) {
-      const { res, elapsed } = await timed(path);
-      expect503(res);
-      expect(elapsed).toBeLessThan(HANG_BOUND_MS);
+      expect503(await get(path));
     }
     // Routes that need no database keep working.
     await request(t.app.getHttpServer()).get('/docs/openapi.json').expect(200);
@@ -152,33 +164,35 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
     });
   });
 
-  it('under steady load through an outage: every answer a 200 or a fast 503, bounded memory, recovery', async () => {
+  it('under steady load through an outage: every answer a 200 or a 503 given during it, bounded memory, recovery', async () => {
     const statuses = new Map<number, number>();
-    let slowest = 0;
     let running = true;
+    let isDown = false;
+    // 503s received while the database was still cut off: answered, not held until it is back.
+    let refusedWhileDown = 0;
     // Eight clients in a loop, bounded by time and count.
     const clients = Array.from({ length: 8 }, async (_, c) => {
       for (let i = 0; running && i < 5000; i++) {
-        const { res, elapsed } = await timed(
-          i % 2 ? '/api/data/clients?limit=5' : `/api/data/clients/c-${c}`,
-        );
+        const res = await get(i % 2 ? '/api/data/clients?limit=5' : `/api/data/clients/c-${c}`);
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        slowest = Math.max(slowest, elapsed);
+        if (isDown && res.status === 503) refusedWhileDown++;
       }
     });
     const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     await pause(500);
     const heapBefore = liveHeap();
     await proxy.down();
+    isDown = true;
     await pause(3000);
     const heapDuring = liveHeap();
+    isDown = false;
     await proxy.up();
     await pause(2000);
     running = false;
     await Promise.all(clients);
     expect([...statuses.keys()].sort()).toEqual(expect.arrayContaining([503]));
     expect([...statuses.keys()].every((status) => [200, 404, 503].includes(status))).toBe(true);
-    expect(slowest).toBeLessThan(HANG_BOUND_MS);
+    expect(refusedWhileDown).toBeGreaterThan(0);
     // Thousands of failed requests leave no pile-up behind: the live heap (after a full
     // collection) grows by a few MB here; the bound is generous, the test process shares it.
     expect(heapDuring - heapBefore).toBeLessThan(30 * 1024 * 1024);

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clientChangesScope, linkChangesScope } from '../../src/changes/dto/changes.query';
 import { listClientsScope } from '../../src/clients/dto/list-clients.query';
-import { EXAMPLE_CURSOR_SECRET } from '../../src/query/example-cursor';
+import { EXAMPLE_CURSOR_SECRET } from '../../src/config/weak-secrets';
 import { CursorCodec } from '../../src/query/signed-cursor';
 import { filterCombinations, filterSamples } from '../support/client-filters';
 

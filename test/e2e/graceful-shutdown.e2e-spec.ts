@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
 import { DataSource } from 'typeorm';
-import { compiledApp, RunningApi, startCompiledApi } from '../support/compiled-app';
+import { compiledApp, parseLogLines, RunningApi, startCompiledApi } from '../support/compiled-app';
 import { createSuiteDatabase, dropSuiteDatabase } from '../support/database';
 import { insertLinks } from '../support/fixtures';
 import { waitFor } from '../support/wait-for';
@@ -146,7 +146,7 @@ describe('Graceful shutdown on SIGTERM', () => {
 
     const signalledAt = Date.now();
     api.child.kill('SIGTERM');
-    await api.logLine((line) => String(line.msg).startsWith('SIGTERM: not ready'));
+    const notReady = await api.logLine((line) => String(line.msg).startsWith('SIGTERM: not ready'));
     const ready = await fetch(`${url}/health/ready`);
     expect(ready.status).toBe(503);
     expect(((await ready.json()) as { error: Record<string, unknown> }).error.shutdown).toEqual({
@@ -171,24 +171,27 @@ describe('Graceful shutdown on SIGTERM', () => {
     await api.logLine((line) => line.msg === 'closed cleanly');
     expect(exitedAt - releasedAt).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
 
-    // Every request the server accepted was answered. The failures allowed: refused connections
-    // once the listener closed, and resets of connections the kernel completed but the app had
-    // not accepted yet when the listener closed (they sat in the listen backlog, which the
-    // kernel resets on close): one per client at most, as each client waits for its answer.
+    // Every request the server read was answered, and every answer reached its client: the
+    // app's access log (flushed on exit) counts as many 200s as the clients got, and no request
+    // cut short. The failures allowed are connection-level, once the listener closed: refused
+    // connections, and resets of connections the kernel completed but the app had not read
+    // (they sat in the listen backlog, which the kernel resets on close). How many of those
+    // there are depends on where each client stood at the close, not on the code.
     // Ordered by events (the close is logged just before it happens), not by time windows.
     const closedAt = closed.time as number;
     const failures = load.filter((outcome) => outcome.status !== 200);
-    const resets = failures.filter((outcome) => outcome.error === 'ECONNRESET');
     expect(
-      failures.filter((outcome) => outcome.error !== 'ECONNREFUSED' && !resets.includes(outcome)),
+      failures.filter((outcome) => !['ECONNREFUSED', 'ECONNRESET'].includes(outcome.error ?? '')),
     ).toEqual([]);
-    expect(resets.length).toBeLessThanOrEqual(4);
     expect(failures.every((outcome) => outcome.at >= closedAt)).toBe(true);
-    const servedWhileDraining = load.filter(
-      (outcome) => outcome.status === 200 && outcome.at > signalledAt + 200,
-    );
-    expect(servedWhileDraining.length).toBeGreaterThan(10);
-    expect(load.filter((outcome) => outcome.status === 200).length).toBeGreaterThan(50);
+    const served = load.filter((outcome) => outcome.status === 200);
+    const logged = parseLogLines(api.stdout()).filter((line) => line.route === '/api/data/links');
+    expect(logged.filter((line) => line.msg !== 'request completed')).toEqual([]);
+    expect(logged.filter((line) => line.status === 200)).toHaveLength(served.length);
+    // Requests sent while draining were still served.
+    const notReadyAt = notReady.time as number;
+    expect(served.some((outcome) => outcome.startedAt > notReadyAt)).toBe(true);
+    expect(served.length).toBeGreaterThan(50);
   }, 120000);
 
   it('answers waiting long polls at once on SIGTERM, each with its own cursor, and exits 0', async () => {
@@ -208,19 +211,21 @@ describe('Graceful shutdown on SIGTERM', () => {
     const polls = [1, 2, 3].map(() => feed(`cursor=${encodeURIComponent(cursor)}&wait=25`));
     // Each waits past its first re-check, the safe point's margin after it began.
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const signalledAt = Date.now();
     api.child.kill('SIGTERM');
-    for (const poll of await Promise.all(polls)) {
+    const answered = await Promise.all(polls);
+    // The drain ends DRAIN_DELAY_MS later with this line; the polls, answered at once, before it.
+    const closed = await api.logLine((line) => String(line.msg).startsWith('refusing'));
+    for (const poll of answered) {
       expect(poll.status).toBe(200);
       expect(poll.body).toEqual({
         data: [],
         meta: { limit: 100, nextCursor: cursor, hasMore: false },
       });
-      expect(poll.at - signalledAt).toBeLessThan(1000);
+      expect(poll.at).toBeLessThan(closed.time as number);
     }
     // The drain is not held by the polls: it ends with the drain delay, not their 25 s.
     expect(await api.exited).toBe(0);
-    expect(Date.now() - signalledAt).toBeLessThan(DRAIN_DELAY_MS + 5000);
+    await api.logLine((line) => line.msg === 'closed cleanly');
   }, 60000);
 
   it('cuts a request still open at SHUTDOWN_TIMEOUT_MS and exits 1', async () => {

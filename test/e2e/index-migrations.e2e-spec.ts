@@ -1,8 +1,13 @@
+import { Client as PgClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { bulkLoad, createSuiteDatabase, dropSuiteDatabase } from '../support/database';
+import { waitFor } from '../support/wait-for';
 
 const ROWS = 300_000;
+// The migrations' per-statement deadline here: far above what any other statement of theirs
+// takes on a loaded machine, and outlasted by an index build the test holds (below).
+const DEADLINE_MS = 2000;
 // The tables' first indexes, what the index migrations build, and what the first of them replaces.
 const TABLES = ['links_created_at_id_idx'];
 const BUILT = [
@@ -48,20 +53,20 @@ describe('Index migrations on a populated table', () => {
       );
     });
     // Autovacuum, woken by the load, would hold a lock the migrations' trigger statements wait
-    // for (up to deadlock_timeout, 1 s, before it yields) far past their 20 ms deadline.
+    // for (up to deadlock_timeout, 1 s, before it yields).
     for (const table of ['links', 'clients']) {
       await dataSource.query(`ALTER TABLE ${table} SET (autovacuum_enabled = off)`);
       await dataSource.query(`VACUUM ANALYZE ${table}`);
     }
-    // The migrations' connection with a deadline of 20 ms per statement, as DATABASE_TIMEOUT_MS
-    // sets it (the connection itself gets the usual 10 s).
+    // The migrations' connection with a deadline per statement, as DATABASE_TIMEOUT_MS sets it
+    // (the connection itself gets the usual 10 s).
     const options = dataSourceOptions({
       url: process.env.DATABASE_URL as string,
       timeoutMs: 10_000,
     });
     shortDeadline = new DataSource({
       ...options,
-      extra: { ...options.extra, statement_timeout: 20 },
+      extra: { ...options.extra, statement_timeout: DEADLINE_MS },
     });
     await shortDeadline.initialize();
   }, 120_000);
@@ -95,7 +100,30 @@ describe('Index migrations on a populated table', () => {
     ).rejects.toThrow(/could not create unique index/);
     expect(await validity()).toEqual({ ...validIndexes(FIRST), clients_status_page_idx: false });
 
-    await shortDeadline.runMigrations({ transaction: 'each' });
+    // A concurrent build waits for every older snapshot: this one holds the first build until
+    // it has run twice the deadline (PostgreSQL's clock), however fast the machine builds.
+    const holder = new PgClient({ connectionString: process.env.DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await holder.query('SELECT 1 FROM clients LIMIT 1');
+      const heldPastTheDeadline = waitFor(
+        async () => {
+          const [{ n }] = await dataSource.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE query LIKE 'CREATE%INDEX CONCURRENTLY%' AND state = 'active'
+               AND now() - query_start > $1 * interval '1 millisecond'`,
+            [2 * DEADLINE_MS],
+          );
+          return n > 0;
+        },
+        { what: 'an index build held past the deadline', timeoutMs: 60_000 },
+      ).then(() => holder.query('COMMIT'));
+      await shortDeadline.runMigrations({ transaction: 'each' });
+      await heldPastTheDeadline;
+    } finally {
+      await holder.end();
+    }
     expect(await validity()).toEqual(validIndexes(BUILT));
   }, 120_000);
 });

@@ -256,6 +256,44 @@ describe('OpenAPI document', () => {
     checker.expectValid(bad, '/api/data/clients');
   });
 
+  // A stateful tester's or generated client's walk: each link evaluated as OpenAPI says
+  // (`$response.body#<JSON pointer>`, `$request.query.<name>`; a parameter the request did not
+  // give stays absent), then sent.
+  it.each([
+    ['/api/data/clients', { linkId: 'link-1', limit: '1' }, ['client-2']],
+    ['/api/data/changes/clients', { linkId: 'link-1', limit: '1' }, ['client-2']],
+    ['/api/data/changes/links', { limit: '1' }, []],
+  ])('%s links meta.nextCursor to the request for the next page', async (path, query, after) => {
+    const operation = document.paths[path].get;
+    const { nextPage } = operation.responses['200'].links;
+    // The same operation, carrying every parameter a cursor is bound to, and the page size.
+    expect(nextPage.operationId).toBe(operation.operationId);
+    const carried = operation.parameters
+      .map(({ name }: { name: string }) => name)
+      .filter((name: string) => !['cursor', 'page', 'wait'].includes(name));
+    expect(Object.keys(nextPage.parameters).sort()).toEqual(['cursor', ...carried].sort());
+
+    const first = await server().get(path).query(query).set(AUTH).expect(200);
+    const evaluate = (expression: string) => {
+      const fromRequest = /^\$request\.query\.(.+)$/.exec(expression);
+      if (fromRequest) return (query as Record<string, string>)[fromRequest[1]];
+      const pointer = /^\$response\.body#(\/.*)$/.exec(expression) as RegExpExecArray;
+      return pointer[1]
+        .split('/')
+        .slice(1)
+        .reduce((value, key) => value[key], first.body);
+    };
+    const nextQuery = Object.fromEntries(
+      Object.entries<string>(nextPage.parameters)
+        .map(([name, expression]) => [name, evaluate(expression)])
+        .filter(([, value]) => value !== undefined),
+    );
+    expect(nextQuery).toEqual({ ...query, cursor: first.body.meta.nextCursor });
+    const next = await server().get(path).query(nextQuery).set(AUTH).expect(200);
+    checker.expectValid(next, path);
+    expect(next.body.data.map(({ id }: { id: string }) => id)).toEqual(after);
+  });
+
   // The widest character percent-encoded: 4 UTF-8 bytes, 12 bytes on the wire.
   const WIDEST = '😀';
   const otherHeaders = { ...AUTH, 'X-Padding': 'x'.repeat(HEADERS_BUDGET - 300) };
@@ -308,6 +346,11 @@ describe('OpenAPI document', () => {
     for (const item of Object.values<any>(document.paths))
       expect(Object.keys(item.get.responses)).not.toContain('405');
     expect(document.info.description).toContain('405 problem with `Allow: GET, HEAD`');
+    // docs/api.md, Order of checks: the key before the method.
+    await server().delete('/api/data/clients/client-1').expect(401);
+    expect(document.info.description).toContain(
+      'the key is checked first, so without a valid key it is a 401',
+    );
   });
 
   it('the checker itself rejects a body that breaks the schema', async () => {

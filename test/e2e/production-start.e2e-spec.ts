@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { weakApiKeyProblems } from '../../src/config/weak-secrets';
+import { EXAMPLE_CURSOR_SECRET, weakApiKeyProblems } from '../../src/config/weak-secrets';
 import { compiledApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
 import { waitFor } from '../support/wait-for';
 
@@ -122,6 +122,50 @@ describe('production start', () => {
       expect(failure.stderr).toContain(problem);
     expect(failure.stderr).not.toContain(secret);
   });
+
+  // Each a one-line refusal, never a stack trace or a boot that waits forever.
+  it('refuses a proxy set trusting everyone, a FIFO secret file, the docs’ cursor secret and a key that is a sequence', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'refusals-'));
+    const fifo = join(dir, 'cursor-secret');
+    await run('mkfifo', [fifo]);
+    try {
+      for (const [extra, problem] of [
+        [{ TRUST_PROXY: '0.0.0.0/0' }, 'TRUST_PROXY trusts every address'],
+        [{ TRUST_PROXY: '::/0' }, 'TRUST_PROXY trusts every address'],
+        [
+          { CURSOR_SECRET: '', CURSOR_SECRET_FILE: fifo },
+          `CURSOR_SECRET_FILE: ${fifo} is not a regular file`,
+        ],
+        [
+          { CURSOR_SECRET: EXAMPLE_CURSOR_SECRET },
+          'CURSOR_SECRET is an example secret published with the project',
+        ],
+        [
+          { API_KEYS: '01234567890123456789012345678901' },
+          'API_KEYS entry 1 is a short pattern repeated',
+        ],
+      ] as const) {
+        const failure = await run('node', [join(outDir, 'main.js')], {
+          env: {
+            ...baseEnv,
+            DATABASE_URL: databaseUrl.toString(),
+            API_KEYS: key,
+            CURSOR_SECRET: 'prod-cursor-secret-0123456789abcdef',
+            ...extra,
+          },
+          timeout: 20_000,
+        }).catch((error) => error);
+        expect(failure.code).toBe(1);
+        const lines = String(failure.stderr).trim().split('\n');
+        // (A refused secret file leaves its variable unset, which is named too.)
+        expect(lines[0]).toBe('Invalid environment:');
+        expect(lines.slice(1)).toContainEqual(expect.stringContaining(`  - ${problem}`));
+        expect(lines.slice(1).every((line) => line.startsWith('  - '))).toBe(true);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120000);
 
   const env = {
     ...baseEnv,

@@ -6,6 +6,7 @@ import { freePort } from '../../src/dev/free-port';
 import { SharedRedis } from '../../src/redis/shared-redis';
 import { describeWith } from '../support/optional-program';
 import { startRedis } from '../support/redis-server';
+import { waitFor } from '../support/wait-for';
 
 const PREFIX = 'lock-test:';
 
@@ -57,7 +58,8 @@ describeWith(['redis-server'], 'SharedCounts: the lock between pods', () => {
     const k = key();
     const slow = counter(7, 200);
     const first = a.fetch(k, slow);
-    await sleep(50);
+    // Counting, so holding the lock, however long the machine took to take it.
+    await waitFor(() => slow.mock.calls.length === 1, { what: 'the first pod to count' });
     const other = counter(8);
     const [counted, waited] = await Promise.all([first, b.fetch(k, other)]);
     expect(counted.total).toBe(7);

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { ClientsRepository } from '../../src/clients/clients.repository';
+import { listClientsScope } from '../../src/clients/dto/list-clients.query';
 import { totalKey } from '../../src/clients/shared-counts';
 import { AUTH, createPeerApp, createTestApp, TestApp } from '../support/create-app';
 import { insertClients, insertLinks } from '../support/fixtures';
@@ -162,6 +163,35 @@ describeWith(['redis-server'], 'List Clients totals shared by pods through Redis
       });
       expect(await burst(link, 4)).toEqual([5, 5, 5, 5]);
       expect(countsSince(before).reduce((a, b) => a + b)).toBe(2);
+    });
+  }, 60_000);
+
+  // Redis is shared with whatever else can write to it: a value there is checked, not trusted.
+  it('counts, and stores the count, instead of serving a stored total that is no count of the rows within the TTL', async () => {
+    const keyOf = (link: string) => PREFIX + totalKey(listClientsScope({ linkId: link }));
+    await whileRedisAnswers(async () => {
+      for (const [value, ttlMs] of [
+        ['null', 1000],
+        ['-5', 1000],
+        ['1e+308', 1000],
+        ['12.5', 1000],
+        // A full page of limit=1 shows at least two rows.
+        ['0', 1000],
+        ['1', 1000],
+        ['3', undefined],
+        ['3', TTL_MS * 10],
+      ] as const) {
+        const link = await newLink(3);
+        if (ttlMs === undefined) await redis.set(keyOf(link), value);
+        else await redis.set(keyOf(link), value, 'PX', ttlMs);
+        const before = countsSoFar();
+        expect(await total(pods[0], `linkId=${link}&limit=1`)).toBe(3);
+        expect(countsSince(before)).toEqual([1, 0]);
+        expect(await redis.get(keyOf(link))).toBe('3');
+        const ttl = await redis.pttl(keyOf(link));
+        expect(ttl).toBeGreaterThan(0);
+        expect(ttl).toBeLessThanOrEqual(TTL_MS);
+      }
     });
   }, 60_000);
 

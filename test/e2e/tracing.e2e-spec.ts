@@ -174,6 +174,37 @@ describe('Tracing over OTLP/HTTP', () => {
     expect(receiver.payloads.join('\n')).not.toContain(CLIENT_ID);
   });
 
+  // docs/operations.md, Tracing: no header is recorded; the client's address is the peer's
+  // unless TRUST_PROXY names the proxies whose forwarding header counts (as for rate limits).
+  it.each([
+    ['off', {}, '127.0.0.1'],
+    ['1', { TRUST_PROXY: '1' }, '203.0.113.7'],
+  ])(
+    'records no header a caller writes; the client address as TRUST_PROXY %s trusts it',
+    async (_trust, extra, clientAddress) => {
+      const api = await startApi(extra);
+      const traceId = randomBytes(16).toString('hex');
+      const res = await get(api, '/api/data/links', {
+        traceparent: `00-${traceId}-${PARENT_SPAN_ID}-01`,
+        'User-Agent': 'curious-agent/9.9',
+        'X-Forwarded-For': '203.0.113.7',
+        'X-Forwarded-Host': 'forwarded-host.example',
+        Forwarded: 'for=198.51.100.9;host=forwarded-too.example',
+      });
+      expect(res.status).toBe(200);
+      const server = await serverSpanOf(traceId);
+      for (const key of ['user_agent.original', 'server.address', 'server.port'])
+        expect(attribute(server, key)).toBeUndefined();
+      expect(attribute(server, 'client.address')?.stringValue).toMatch(
+        new RegExp(`^(::ffff:)?${clientAddress.replaceAll('.', '\\.')}$`),
+      );
+      const exported = JSON.stringify(server);
+      for (const sent of ['curious-agent', 'forwarded-host', 'forwarded-too', '198.51.100.9'])
+        expect(exported).not.toContain(sent);
+      api.child.kill('SIGKILL');
+    },
+  );
+
   itWith(
     ['redis-server'],
     'records each Redis command by name, without its arguments',

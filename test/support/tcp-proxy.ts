@@ -17,6 +17,8 @@ export class TcpProxy {
   silent = false;
   /** Holds every chunk, either way, this long: a slow network. */
   delayMs = 0;
+  /** Everything clients have sent towards the target, as latin1 text (a count of commands). */
+  sentToTarget = '';
 
   constructor(
     private readonly targetHost: string,
@@ -32,7 +34,13 @@ export class TcpProxy {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => undefined);
       }
-      client.pipe(this.gate()).pipe(upstream).pipe(this.gate()).pipe(client);
+      const record = new Transform({
+        transform: (chunk: Buffer, _encoding, callback) => {
+          this.sentToTarget += chunk.toString('latin1');
+          callback(null, chunk);
+        },
+      });
+      client.pipe(record).pipe(this.gate()).pipe(upstream).pipe(this.gate()).pipe(client);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });

@@ -11,6 +11,12 @@ export interface ClientPage {
   clients: Client[];
   /** Pass back as `cursor` to continue after this page; null when no row follows. */
   nextCursor: string | null;
+  /**
+   * How many clients match the filter, on the first page of a walk started without a cursor
+   * (counted when the walk began, up to COUNT_CACHE_TTL_MS old); undefined on the pages after
+   * a cursor, which carry no total.
+   */
+  total?: number;
 }
 
 export interface PageOptions {
@@ -38,15 +44,34 @@ export async function* clientPages(
     });
     if (!data) throw new ApiError(response.status, error);
     cursor = data.meta.nextCursor;
-    yield { clients: data.data, nextCursor: cursor };
+    const total = 'total' in data.meta ? data.meta.total : undefined;
+    yield { clients: data.data, nextCursor: cursor, ...(total !== undefined && { total }) };
   } while (cursor !== null);
 }
 
-/** Every client matching `filter`, one at a time (see clientPages). */
-export async function* allClients(
+/** The clients of a walk, one at a time, and the walk's total once its first page is read. */
+export interface ClientWalk extends AsyncGenerator<Client> {
+  /**
+   * The first page's total (see ClientPage): set before the first client is yielded, with no
+   * request of its own; undefined for a walk started from a cursor.
+   */
+  readonly total: number | undefined;
+}
+
+/** Every client matching `filter`, one at a time (see clientPages), with the list's total. */
+export function allClients(
   api: ApiClient,
   filter: ClientFilter = {},
   options: PageOptions = {},
-): AsyncGenerator<Client> {
-  for await (const page of clientPages(api, filter, options)) yield* page.clients;
+): ClientWalk {
+  const state: { total: number | undefined } = { total: undefined };
+  async function* clients(): AsyncGenerator<Client> {
+    for await (const page of clientPages(api, filter, options)) {
+      state.total ??= page.total;
+      yield* page.clients;
+    }
+  }
+  const walk = clients();
+  Object.defineProperty(walk, 'total', { get: () => state.total, enumerable: true });
+  return walk as ClientWalk;
 }
