@@ -109,7 +109,7 @@ describeWith(
       const tables = await admin.query<{ tableowner: string }[]>(
         `SELECT tableowner FROM pg_tables WHERE schemaname = 'public'`,
       );
-      expect(tables.length).toBe(4);
+      expect(tables.length).toBe(5);
       expect(tables.every((t) => t.tableowner === owner.name)).toBe(true);
     });
 
