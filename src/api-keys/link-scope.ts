@@ -11,7 +11,10 @@ export interface LinkScope {
 export const linkScopeOf = ({ keyId, isLinkScoped }: ApiCaller): LinkScope | undefined =>
   isLinkScoped ? { keyId } : undefined;
 
-/** SQL: the row's link (`linkColumn`) is one of the key's (`keyId`, a bound parameter). */
+/**
+ * SQL: the row's link (`linkColumn`, qualified by its table: a bare `link_id` would name the
+ * key's own) is one of the key's (`keyId`, a bound parameter).
+ */
 export const inKeyLinks = (linkColumn: string, keyId: string) =>
   `EXISTS (SELECT FROM api_key_links AS s WHERE s.key_id = ${keyId} AND s.link_id = ${linkColumn})`;
 

@@ -49,7 +49,10 @@ const FILTERS = new FilterSql(ListClientsQuery, Client);
 /** The filters' conditions, and with a scope of links the key's (docs/api.md, "Scoped keys"). */
 const filterConditions = (filters: ClientFilters, params: SqlParams, scope?: LinkScope) => [
   ...FILTERS.conditions(filters, params),
-  ...(scope ? [inKeyLinks(column('linkId'), params.bind(scope.keyId, 'uuid'))] : []),
+  // Qualified: inside the key's links, a bare link_id would be theirs.
+  ...(scope
+    ? [inKeyLinks(`${CLIENTS}.${column('linkId')}`, params.bind(scope.keyId, 'uuid'))]
+    : []),
 ];
 const selectsNone = (filters: ClientFilters) => FILTERS.selectsNone(filters);
 

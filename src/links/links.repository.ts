@@ -41,10 +41,10 @@ const LINK_TEXT = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE ${column('id')} = 
 const LINKS_CONTENT_TEXT = `SELECT count(*)::text AS "count", coalesce(bit_xor(${ROW_HASH}), 0)::text AS "xor"
     FROM ${LINKS}`;
 
-const SCOPED_LINK_TEXT = `${LINK_TEXT} AND ${inKeyLinks(column('id'), '$2::uuid')}`;
+const SCOPED_LINK_TEXT = `${LINK_TEXT} AND ${inKeyLinks(`${LINKS}.${column('id')}`, '$2::uuid')}`;
 // A scoped key's links: its few, in list order (a sort of them alone).
 const SCOPED_LIST_TEXT = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
-  WHERE ${inKeyLinks(column('id'), '$1::uuid')} ORDER BY ${LIST_ORDER}`;
+  WHERE ${inKeyLinks(`${LINKS}.${column('id')}`, '$1::uuid')} ORDER BY ${LIST_ORDER}`;
 
 export function linkQuery(id: string, scope?: LinkScope) {
   return scope

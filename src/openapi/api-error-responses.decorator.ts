@@ -13,6 +13,7 @@ import {
   INVALID_QUERY,
   RATE_LIMITED,
   UNEXPECTED_ERROR,
+  lacksScope,
 } from '../errors/error-texts';
 import { limitRule } from '../query/fields';
 import { MAX_REQUEST_BODY_BYTES } from '../requests/request-size';
@@ -39,7 +40,11 @@ const ERRORS: Record<number, ErrorDoc> = {
       example: 'Bearer realm="api", error="invalid_token"',
     },
   },
-  404: { description: 'No resource has this id' },
+  403: {
+    description:
+      'A scoped key whose operations do not include this one (the detail names the scope it lacks: `links:read`, `clients:read` or `changes:read`)',
+  },
+  404: { description: 'No resource has this id (or none the key may see)' },
   413: {
     description: 'The request carries a body over 1 KiB (the API parses none)',
     detail: bodyTooLarge(MAX_REQUEST_BODY_BYTES),
@@ -61,7 +66,15 @@ const ERRORS: Record<number, ErrorDoc> = {
 };
 
 // Every data route can answer these, whatever its parameters, and 400 for a bad query.
-const ALWAYS = [400, 401, 413, 429, 500, 503];
+const ALWAYS = [400, 401, 403, 413, 429, 500, 503];
+
+/** The scope each data path needs (the controllers' @RequiresOperation). */
+const operationOf = (path: string): string =>
+  path.startsWith('/api/data/changes')
+    ? 'changes:read'
+    : path.startsWith('/api/data/clients')
+      ? 'clients:read'
+      : 'links:read';
 
 /** Errors a bad query's example can show. */
 export const LIMIT_OUT_OF_RANGE: ParameterErrorDto = { name: 'limit', reason: limitRule.message };
@@ -79,7 +92,10 @@ export interface RouteErrorExamples {
 }
 
 function problemExample(status: number, route: RouteErrorExamples): ProblemDetailsDto {
-  const detail = (ERRORS[status].detail ?? route.notFound) as string;
+  const detail =
+    status === 403
+      ? lacksScope(operationOf(route.path))
+      : ((ERRORS[status].detail ?? route.notFound) as string);
   return problemDetails(status, detail, EXAMPLE_REQUEST_ID, {
     instance: route.notFound ? `${route.path}/no-such-id` : route.path,
     errors: status === 400 ? route.badQuery : undefined,

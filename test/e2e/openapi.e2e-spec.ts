@@ -159,7 +159,7 @@ describe('OpenAPI document', () => {
         )
         .map(([status]) => status);
     // Every route answers these; a route with an id also 404.
-    const errors = ['400', '401', '413', '414', '429', '431', '500', '503'];
+    const errors = ['400', '401', '403', '413', '414', '429', '431', '500', '503'];
     const withNotFound = [...errors, '404'].sort();
     expect(statuses('/api/data/links')).toEqual(errors);
     expect(statuses('/api/data/clients')).toEqual(errors);

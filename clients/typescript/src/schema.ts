@@ -452,6 +452,39 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description A scoped key whose operations do not include this one (the detail names the scope it lacks: `links:read`, `clients:read` or `changes:read`) */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This API key may not use this operation: its scopes lack links:read",
+                     *       "instance": "/api/data/links",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
             /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
@@ -733,6 +766,27 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A scoped key whose operations do not include this one (the detail names the scope it lacks: `links:read`, `clients:read` or `changes:read`) */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
@@ -986,7 +1040,40 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description No resource has this id */
+            /** @description A scoped key whose operations do not include this one (the detail names the scope it lacks: `links:read`, `clients:read` or `changes:read`) */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This API key may not use this operation: its scopes lack links:read",
+                     *       "instance": "/api/data/links/no-such-id",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No resource has this id (or none the key may see) */
             404: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -1303,7 +1390,28 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No resource has this id */
+            /** @description A scoped key whose operations do not include this one (the detail names the scope it lacks: `links:read`, `clients:read` or `changes:read`) */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No resource has this id (or none the key may see) */
             404: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -1577,6 +1685,39 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "A valid API key is required: Authorization: Bearer <key>",
+                     *       "instance": "/api/data/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description A scoped key whose operations do not include this one (the detail names the scope it lacks: `links:read`, `clients:read` or `changes:read`) */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This API key may not use this operation: its scopes lack clients:read",
                      *       "instance": "/api/data/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -1878,6 +2019,27 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A scoped key whose operations do not include this one (the detail names the scope it lacks: `links:read`, `clients:read` or `changes:read`) */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
@@ -2134,7 +2296,40 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description No resource has this id */
+            /** @description A scoped key whose operations do not include this one (the detail names the scope it lacks: `links:read`, `clients:read` or `changes:read`) */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This API key may not use this operation: its scopes lack clients:read",
+                     *       "instance": "/api/data/clients/no-such-id",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description No resource has this id (or none the key may see) */
             404: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -2451,7 +2646,28 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No resource has this id */
+            /** @description A scoped key whose operations do not include this one (the detail names the scope it lacks: `links:read`, `clients:read` or `changes:read`) */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No resource has this id (or none the key may see) */
             404: {
                 headers: {
                     /** @description Identifies the request in the logs (the caller’s own if it sent one) */
@@ -2740,6 +2956,39 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "A valid API key is required: Authorization: Bearer <key>",
+                     *       "instance": "/api/data/changes/clients",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description A scoped key whose operations do not include this one (the detail names the scope it lacks: `links:read`, `clients:read` or `changes:read`) */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This API key may not use this operation: its scopes lack changes:read",
                      *       "instance": "/api/data/changes/clients",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -3037,6 +3286,27 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A scoped key whose operations do not include this one (the detail names the scope it lacks: `links:read`, `clients:read` or `changes:read`) */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description The request carries a body over 1 KiB (the API parses none) */
             413: {
                 headers: {
@@ -3296,6 +3566,39 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "A valid API key is required: Authorization: Bearer <key>",
+                     *       "instance": "/api/data/changes/links",
+                     *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description A scoped key whose operations do not include this one (the detail names the scope it lacks: `links:read`, `clients:read` or `changes:read`) */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "about:blank",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "This API key may not use this operation: its scopes lack changes:read",
                      *       "instance": "/api/data/changes/links",
                      *       "requestId": "0b6f4a0e-5f0a-4a37-9d0c-3f1b0f6b9c1e"
                      *     }
@@ -3587,6 +3890,27 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description With `error="invalid_token"` when a key was sent but is not valid */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A scoped key whose operations do not include this one (the detail names the scope it lacks: `links:read`, `clients:read` or `changes:read`) */
+            403: {
+                headers: {
+                    /** @description Identifies the request in the logs (the caller’s own if it sent one) */
+                    "X-Request-Id"?: string;
+                    /** @description The body depends on the key and the encoding */
+                    Vary?: string;
+                    /** @description Requests allowed in the window (when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Milliseconds until the headers: on the database (db) and in all (total); off with SERVER_TIMING=false */
+                    "Server-Timing"?: string;
+                    /** @description Errors are never stored */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
