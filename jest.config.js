@@ -40,6 +40,7 @@ const OPERATIONAL = [
   'redis-gauge',
   'read-replicas',
   'runtime-image',
+  'scoped-keys-property',
   'shared-counts',
   'shared-counts-lock',
   'sync-clients',
