@@ -1,6 +1,6 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -169,8 +169,49 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
     60000,
   );
 
+  it('issues a scoped key, changes its scope, and lists what each key may see', async () => {
+    const linksFile = join(mkdtempSync(join(tmpdir(), 'links-clients-scope-')), 'links.txt');
+    writeFileSync(linksFile, 'link-1\nlink-2\n\nlink-1\n');
+    const created = await keysCli([
+      'create',
+      '--name',
+      'billing sync',
+      '--operations',
+      'clients:read,changes:read',
+      '--links-file',
+      linksFile,
+    ]);
+    expect(created.stdout).toContain('scope: clients:read, changes:read, links: link-1, link-2');
+    const id = /\(id ([0-9a-f-]{36})\)/.exec(created.stdout)?.[1] as string;
+    const listed = (await keysCli(['list'])).stdout;
+    expect(listed).toContain('clients:read, changes:read, links: link-1, link-2');
+    expect(listed).toContain('all operations, all links');
+
+    const narrowed = await keysCli(['scope', id, '--links', 'link-9', '--operations', 'all']);
+    expect(narrowed.stdout).toContain('all operations, links: link-9');
+    const widened = await keysCli(['scope', id, '--links', 'all']);
+    expect(widened.stdout).toContain('all operations, all links');
+    const rows = new PgClient({ connectionString: env.DATABASE_URL });
+    await rows.connect();
+    const { rows: kept } = await rows.query(
+      'SELECT operations, is_link_scoped, (SELECT count(*)::int FROM api_key_links WHERE key_id = $1) AS links FROM api_keys WHERE id = $1',
+      [id],
+    );
+    await rows.end();
+    expect(kept).toEqual([{ operations: null, is_link_scoped: false, links: 0 }]);
+  });
+
   // Each name is unique to its case, so the list shows whether anything was created.
   it.each([
+    [
+      ['create', '--name', 'refused-op', '--operations', 'clients:write'],
+      '--operations: clients:write is not one of links:read, clients:read, changes:read',
+    ],
+    [
+      ['create', '--name', 'refused-both', '--links', 'a', '--links-file', '/dev/null'],
+      'give --links or --links-file, not both',
+    ],
+    [['scope', 'nobody'], 'scope needs --operations, --links or --links-file'],
     [['create', '--name', 'refused-empty-expiry', '--expires-in', ''], 'Invalid duration ""'],
     [
       ['create', '--name', 'refused-first', '--name', 'refused-second'],
