@@ -204,4 +204,52 @@ describe('List Clients query plans on a large table', () => {
       expect(clientScans.map((node) => node['Node Type'])).not.toContain('Seq Scan');
     },
   );
+
+  // docs/api.md, "Scoped keys": a key limited to links reads, for each of its links, the
+  // link's own index from the start, a page at most, then sorts what they gave to a page:
+  // never the table, never more than (links x page) rows.
+  describe('for a key limited to 20 links', () => {
+    const SCOPE_LINKS = 20;
+    let scope: { keyId: string };
+    beforeAll(async () => {
+      const [{ id }] = await dataSource.query(
+        `INSERT INTO api_keys (name, prefix, key_hash, is_link_scoped)
+         VALUES ('plans', 'lcapi_plans', sha256('plans'), true) RETURNING id`,
+      );
+      await dataSource.query(
+        `INSERT INTO api_key_links (key_id, link_id)
+         SELECT $1, 'link-' || i FROM generate_series(1, $2::int) AS i`,
+        [id, SCOPE_LINKS],
+      );
+      await dataSource.query('ANALYZE api_key_links');
+      scope = { keyId: id };
+    });
+
+    const scopedPages = filterSets.flatMap((filters) =>
+      from
+        .filter(([name]) => name !== 'page 200')
+        .map(([name, start]) => [JSON.stringify(filters), name, filters, start] as const),
+    );
+    it.each(scopedPages)(
+      'page query %s, %s: per-link index scans, no sort past links x page',
+      async (_f, _p, filters, start) => {
+        const nodes = await planOf(pageQuery(filters, LIMIT, start, scope));
+        const clientScans = nodes.filter((node) => node['Relation Name'] === 'clients');
+        expect(clientScans.map((node) => node['Node Type'])).not.toContain('Seq Scan');
+        for (const scan of clientScans) expect(scan['Index Name']).toMatch(/^clients_/);
+        for (const sort of nodes.filter((node) => node['Node Type'].endsWith('Sort'))) {
+          expect(sort['Plan Rows']).toBeLessThanOrEqual(SCOPE_LINKS * (LIMIT + 1));
+        }
+      },
+    );
+
+    it.each(filterSets.map((filters) => [JSON.stringify(filters), filters] as const))(
+      'count query %s: no sequential scan of the clients',
+      async (_filters, filters) => {
+        const nodes = await planOf(countQuery(filters, scope));
+        const clientScans = nodes.filter((node) => node['Relation Name'] === 'clients');
+        expect(clientScans.map((node) => node['Node Type'])).not.toContain('Seq Scan');
+      },
+    );
+  });
 });
