@@ -9,7 +9,7 @@
 // would receive every write).
 // Writes bench/results/<stamp>-long-poll.md. Measurements only: nothing here passes or fails.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,9 +78,19 @@ async function caughtUpCursor(port) {
 /** A counter or gauge of the server's metrics, summed over its labels. */
 async function metric(metricsPort, name) {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'gm'))];
+  const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+-]+)`, 'gm'))];
   return values.reduce((sum, [, value]) => sum + Number(value), 0);
 }
+
+/** The server's peak resident memory so far (VmHWM), in MB. */
+function peakRssMb(pid) {
+  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : 0;
+}
+
+/** The event loop's delay p99 since the last scrape (prom-client resets it at each), in ms. */
+const eventLoopP99Ms = async (metricsPort) =>
+  (await metric(metricsPort, 'nodejs_eventloop_lag_p99_seconds')) * 1000;
 
 const waitingPolls = (metricsPort) => metric(metricsPort, 'change_feed_waiting_polls');
 
@@ -182,6 +192,13 @@ async function main() {
     METRICS_PORT: String(metricsPort),
     LOG_LEVEL: 'warn',
     ...limits,
+    // BENCH_SERVER_ENV: more of the server's environment, e.g. `MALLOC_ARENA_MAX=2`.
+    ...Object.fromEntries(
+      (process.env.BENCH_SERVER_ENV ?? '')
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((pair) => pair.split('=')),
+    ),
   };
   const server = startServer('dist/main.js', env, await freePort(), NODE_ARGS);
   const pid = server.child.pid;
@@ -213,6 +230,7 @@ async function main() {
       `RSS ${rssBefore.toFixed(1)} → ${rssWaiting.toFixed(1)} MB, idle CPU ${idleCpuPercent.toFixed(2)} %`,
     );
 
+    const idleEventLoopP99Ms = await eventLoopP99Ms(metricsPort);
     const until = performance.now() + settings.writeSeconds * 1000;
     const cpuWriting = cpuMs(pid);
     const [benchCpuWriting, databaseWriting] = [
@@ -241,6 +259,8 @@ async function main() {
     const databaseCpuPercent = (databaseMs / writingMs) * 100;
     const wakeUps = (await metric(metricsPort, 'change_feed_wakeups_total')) - wakeUpsWriting;
     const rssAfter = rssMb(pid);
+    const writingEventLoopP99Ms = await eventLoopP99Ms(metricsPort);
+    const peakRss = peakRssMb(pid);
     consumers.stopped = true;
     agent.destroy();
 
@@ -250,6 +270,9 @@ async function main() {
       rssBefore,
       rssWaiting,
       rssAfter,
+      peakRss,
+      idleEventLoopP99Ms,
+      writingEventLoopP99Ms,
       idleCpuPercent,
       stillWaiting,
       writingCpuPercent,
@@ -310,7 +333,8 @@ function render(f) {
     `| commit-to-consumer p50 / p90 / p99 / max | ${ms(f.p50)} / ${ms(f.p90)} / ${ms(f.p99)} / ${ms(f.max)} |`,
     `| CPU while changes flow: server / PostgreSQL backends / bench (consumers, writers) | ${[f.writingCpuPercent, f.databaseCpuPercent, f.benchCpuPercent].map((p) => `${p.toFixed(0)} %`).join(' / ')} of a core |`,
     `| reads by waiting polls while changes flow (change_feed_wakeups_total) | ${f.wakeUps.toLocaleString('en')} (${(f.wakeUps / f.changes).toFixed(0)} per change) |`,
-    `| server RSS after | ${f.rssAfter.toFixed(1)} MB |`,
+    `| server RSS after / peak (VmHWM) | ${f.rssAfter.toFixed(1)} MB / ${f.peakRss.toFixed(1)} MB |`,
+    `| event-loop delay p99: polls waiting, nothing written / changes flowing | ${f.idleEventLoopP99Ms.toFixed(1)} ms / ${f.writingEventLoopP99Ms.toFixed(1)} ms |`,
     ...(f.firstError ? ['', `First error: ${f.firstError}`] : []),
     '',
   ].join('\n');
