@@ -262,6 +262,47 @@ describe('Long polling: what waiting polls cost, by the links they follow', () =
   });
 });
 
+describe('Long polling beside another tenant', () => {
+  let t: TestApp;
+  let get: (path: string, headers?: Record<string, string>) => Promise<Answer>;
+  const OTHER = { Authorization: 'Bearer test-key-rotated' };
+
+  beforeAll(async () => {
+    // Fewer slots for ordinary requests than there are polls: polls must not take them.
+    ({ t, get } = await startApp({ env: { MAX_REQUESTS_IN_FLIGHT: '4' } }));
+    await t.dataSource.query(
+      `INSERT INTO links (id) SELECT 'link-' || g FROM generate_series(1, 20) g`,
+    );
+  });
+  afterAll(() => t.close());
+
+  it("never sheds another key's requests, however many of one key's polls wait, wake and read", async () => {
+    // Each link's cursor, one request at a time: ordinary requests, under the cap of 4.
+    const cursors: string[] = [];
+    for (let link = 1; link <= 20; link++) {
+      const res = await get(`/api/data/changes/clients?limit=1&linkId=link-${link}`);
+      cursors.push(res.body.meta.nextCursor);
+    }
+    const polls = Array.from({ length: 60 }, (_, n) =>
+      get(feedPath('clients', cursors[n % 20], `wait=25&linkId=link-${1 + (n % 20)}`)),
+    );
+    await waitingPolls(t, 60);
+    const statuses: number[] = [];
+    for (let change = 0; change < 20; change++) {
+      // A change wakes the polls of its link; the other key reads meanwhile.
+      await t.dataSource.query(`INSERT INTO clients (id, link_id, status) VALUES ($1, $2, 'new')`, [
+        `tenant-${change}`,
+        `link-${1 + change}`,
+      ]);
+      const reads = await Promise.all([1, 2, 3].map(() => get('/api/data/links', OTHER)));
+      statuses.push(...reads.map((res) => res.status));
+    }
+    for (const res of await Promise.all(polls)) expect(res.status).toBe(200);
+    expect(statuses).toEqual(Array(60).fill(200));
+    expect(await metric(t, 'http_requests_shed_total', { reason: 'requests_in_flight' })).toBe(0);
+  });
+});
+
 describe('Long polling past the cap of waiting polls', () => {
   let t: TestApp;
   let get: (path: string) => Promise<Answer>;
