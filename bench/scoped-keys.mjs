@@ -1,0 +1,163 @@
+// `npm run bench:scoped-keys`: what a key limited to links costs against a full-access key, on
+// BENCH_CLIENTS (1,000,000) clients over BENCH_LINKS (10,000) links, the scoped key holding
+// BENCH_SCOPE_LINKS (100) links of ~100 clients each. Per request kind — a List Clients page, a
+// cursor page, a client feed page, a Get Client (of a client both keys see) — the server's and
+// the database's CPU per request, for the full key (twice: the A/A spread) and the scoped one,
+// interleaved over BENCH_ROUNDS rounds. Writes bench/results/<stamp>-scoped-keys.md.
+// Measurements only: nothing here passes or fails.
+import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { API_KEY, measure } from './measure.mjs';
+import { build, createDatabase, freePort, loadData, root, startServer } from './support.mjs';
+
+const settings = {
+  clients: Number(process.env.BENCH_CLIENTS ?? 1_000_000),
+  links: Number(process.env.BENCH_LINKS ?? 10_000),
+  scopeLinks: Number(process.env.BENCH_SCOPE_LINKS ?? 100),
+  rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+  seconds: Number(process.env.BENCH_SECONDS ?? 5),
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 16),
+};
+const NODE_ARGS = ['--max-old-space-size-percentage=50', '--max-semi-space-size=8'];
+const log = (message) => console.log(`[scoped-keys] ${message}`);
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+const pick = (items) => items[Math.floor(Math.random() * items.length)];
+
+/** A managed key of `scope` (links: a list, or none for every link), written as the CLI would. */
+async function managedKey(client, name, links) {
+  const require = createRequire(import.meta.url);
+  const { generateApiKey, hashApiKey, displayPrefix } = require(
+    join(root, 'dist/api-keys/api-key-format.js'),
+  );
+  const key = generateApiKey();
+  const { rows } = await client.query(
+    `INSERT INTO api_keys (name, prefix, key_hash, is_link_scoped)
+     VALUES ($1, $2, decode($3, 'hex'), $4) RETURNING id`,
+    [name, displayPrefix(key), hashApiKey(key), links !== undefined],
+  );
+  if (links) {
+    await client.query(
+      'INSERT INTO api_key_links (key_id, link_id) SELECT $1, unnest($2::text[])',
+      [rows[0].id, links],
+    );
+  }
+  return key;
+}
+
+async function main() {
+  log(`settings ${JSON.stringify(settings)}`);
+  if (!process.env.BENCH_SKIP_BUILD) build();
+  const database = await createDatabase('scoped');
+  const db = new pg.Client({ connectionString: database.url });
+  let server;
+  try {
+    log(`loaded in ${await loadData(database.url, settings)} s`);
+    await db.connect();
+    // Links past the five hot ones, spread over the table.
+    const step = Math.floor((settings.links - 10) / settings.scopeLinks);
+    const scopeLinks = Array.from(
+      { length: settings.scopeLinks },
+      (_, n) => `link-${10 + n * step}`,
+    );
+    const keys = {
+      full: await managedKey(db, 'full', undefined),
+      scoped: await managedKey(db, 'scoped', scopeLinks),
+    };
+    const { rows } = await db.query('SELECT id FROM clients WHERE link_id = ANY($1) LIMIT 2000', [
+      scopeLinks,
+    ]);
+    const visibleIds = rows.map(({ id }) => id);
+    await db.query('ANALYZE api_key_links');
+
+    server = startServer(
+      'dist/main.js',
+      { DATABASE_URL: database.url, API_KEYS: API_KEY, LOG_LEVEL: 'warn' },
+      await freePort(),
+      NODE_ARGS,
+    );
+    await server.ready;
+    const auth = (key) => ({ authorization: `Bearer ${key}` });
+    const cursorOf = async (key, path) => {
+      const res = await fetch(`http://127.0.0.1:${server.port}${path}`, { headers: auth(key) });
+      const body = await res.json();
+      return encodeURIComponent(body.meta.nextCursor);
+    };
+    const cursors = {
+      full: await cursorOf(keys.full, '/api/data/clients?limit=100'),
+      scoped: await cursorOf(keys.scoped, '/api/data/clients?limit=100'),
+    };
+    const kinds = {
+      'List Clients page 1': () => '/api/data/clients?limit=100',
+      'cursor page': (who) => `/api/data/clients?limit=100&cursor=${cursors[who]}`,
+      'client feed page (from the start)': () => '/api/data/changes/clients?limit=100',
+      'Get Client': () => `/api/data/clients/${pick(visibleIds)}`,
+    };
+    const results = {};
+    for (const [kind, path] of Object.entries(kinds)) {
+      results[kind] = { full: [], again: [], scoped: [] };
+      for (let round = 0; round < settings.rounds; round++) {
+        const order = round % 2 ? ['scoped', 'again', 'full'] : ['full', 'scoped', 'again'];
+        for (const who of order) {
+          const key = who === 'scoped' ? keys.scoped : keys.full;
+          const run = await measure(
+            server,
+            database.url,
+            () => path(who === 'scoped' ? 'scoped' : 'full'),
+            {
+              connections: settings.connections,
+              seconds: settings.seconds,
+              headers: auth(key),
+            },
+          );
+          if (run.errors > 0) log(`${kind} ${who}: ${run.errors} errors`);
+          results[kind][who].push(run);
+        }
+      }
+      log(`${kind} done`);
+    }
+    const report = render(results);
+    console.log(`\n${report}`);
+    const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-');
+    writeFileSync(join(root, 'bench/results', `${stamp}-scoped-keys.md`), report);
+  } finally {
+    await db.end().catch(() => undefined);
+    if (server) {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    await database.drop();
+  }
+}
+
+function render(results) {
+  const cell = (runs, field) => median(runs.map((run) => run[field]));
+  const rows = Object.entries(results).map(([kind, { full, again, scoped }]) => {
+    const server = [cell(full, 'cpuUs'), cell(again, 'cpuUs'), cell(scoped, 'cpuUs')];
+    const database = [
+      cell(full, 'databaseCpuUs'),
+      cell(again, 'databaseCpuUs'),
+      cell(scoped, 'databaseCpuUs'),
+    ];
+    const spread = (a, b) => `${Math.round((Math.abs(a - b) / Math.min(a, b)) * 100)} %`;
+    return `| ${kind} | ${server[0].toFixed(0)} / ${server[2].toFixed(0)} µs | **${(server[2] / server[0]).toFixed(2)}×** (A/A ${spread(server[0], server[1])}) | ${database[0].toFixed(0)} / ${database[2].toFixed(0)} µs | **${(database[2] / database[0]).toFixed(2)}×** (A/A ${spread(database[0], database[1])}) | ${cell(full, 'rps').toFixed(0)} / ${cell(scoped, 'rps').toFixed(0)} |`;
+  });
+  return [
+    `# A key limited to ${settings.scopeLinks} links against a full-access key — ${new Date().toISOString()}`,
+    '',
+    `${settings.clients.toLocaleString('en')} clients over ${settings.links.toLocaleString('en')} links; the scoped key holds ${settings.scopeLinks} links of ~${Math.round(settings.clients / settings.links)} clients each.`,
+    `One server (the image's Node options), ${settings.connections} connections, ${settings.seconds} s a run, ${settings.rounds} rounds, full / scoped / full again interleaved; medians.`,
+    `Load average at the end ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}.`,
+    '',
+    '| request | server CPU per request, full / scoped | scoped ÷ full | database CPU per request, full / scoped | scoped ÷ full | req/s full / scoped |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
+await main();
