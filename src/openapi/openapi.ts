@@ -24,7 +24,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addTag('links', 'Links: listed whole, or fetched by id')
     .addTag('clients', 'Clients: filtered and paged (by page number or cursor), or fetched by id')
     // An API key is opaque (not a JWT), so the scheme names no bearerFormat.
-    .addSecurity('bearer', { type: 'http', scheme: 'bearer', description: 'An API key' })
+    .addSecurity('bearer', {
+      type: 'http',
+      scheme: 'bearer',
+      description:
+        'An API key. A managed key may be scoped: to operations (`links:read`: List and Get Link; ' +
+        '`clients:read`: List and Get Client; `changes:read`: both feeds; any other is a 403 ' +
+        'naming the scope it lacks), and to links (it then sees only those links and their ' +
+        'clients, in every list, get, total, cursor and feed; any other id is a 404).',
+    })
     .addSecurityRequirements('bearer')
     .build();
   return makeExact(SwaggerModule.createDocument(app, config));
