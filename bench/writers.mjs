@@ -12,7 +12,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API_KEY, cpuMs, databaseCpu, databaseCpuSince } from './measure.mjs';
+import pg from 'pg';
+import { API_KEY, cpuMs } from './measure.mjs';
 import {
   build,
   createDatabase,
@@ -32,6 +33,7 @@ const settings = {
   clients: Number(process.env.BENCH_CLIENTS ?? 1_000_000),
 };
 const NODE_ARGS = ['--max-old-space-size-percentage=50', '--max-semi-space-size=8'];
+const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString());
 const log = (message) => console.log(`[writers] ${message}`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -47,6 +49,9 @@ const NOTIFY_TRIGGER = [
    FOR EACH STATEMENT EXECUTE FUNCTION notify_feed_change()`,
 ];
 const NO_NOTIFY_TRIGGER = [`DROP TRIGGER clients_notify_feed_change ON clients`];
+// The migrations' indexes alone: what the stamping trigger costs, apart from them.
+const NO_STAMPING = [`ALTER TABLE clients DISABLE TRIGGER clients_stamp_updated_at`];
+const STAMPING = [`ALTER TABLE clients ENABLE TRIGGER clients_stamp_updated_at`];
 
 /** The contract's tables and nothing else: what the writers would have without the API. */
 const BARE_SCHEMA = [
@@ -133,14 +138,42 @@ function startConsumers(port) {
   return state;
 }
 
+/**
+ * CPU milliseconds of the whole PostgreSQL instance: the postmaster, its live processes and
+ * those it has reaped (pgbench's backends end with its run). Needs PostgreSQL on this machine.
+ */
+async function postgresCpuMs(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query('SHOW data_directory').finally(() => client.end());
+  const dataDirectory = rows[0].data_directory;
+  const postmaster = Number(readFileSync(join(dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const stat = (pid) => {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
+  };
+  // Fields after the name: ppid is 1, utime 11, stime 12, cutime 13, cstime 14.
+  const own = stat(postmaster);
+  let ticks = own[11] + own[12] + own[13] + own[14];
+  for (const name of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      const fields = stat(name);
+      if (fields[1] === postmaster) ticks += fields[11] + fields[12];
+    } catch {
+      // Exited while read.
+    }
+  }
+  return ticks * TICK_MS;
+}
+
 /** One measured run: pgbench, with the CPU of PostgreSQL (and of the API, when one runs). */
 async function measure(url, apiPid) {
-  const database = await databaseCpu(url);
+  const database = await postgresCpuMs(url);
   const api = apiPid && cpuMs(apiPid);
   const started = performance.now();
   const run = pgbench(url);
   const ms = performance.now() - started;
-  const databaseMs = databaseCpuSince(database, await databaseCpu(url));
+  const databaseMs = (await postgresCpuMs(url)) - database;
   return {
     ...run,
     databaseCpu: databaseMs / ms,
@@ -154,7 +187,7 @@ async function main() {
   const ours = await createDatabase('writers_ours');
   const bare = await createDatabase('writers_bare');
   const loadBefore = loadavg();
-  const results = { bare: [], ours: [], notify: [], consumers: [] };
+  const results = { bare: [], ours: [], indexes: [], notify: [], consumers: [] };
   let server;
   let consumers;
   try {
@@ -167,6 +200,10 @@ async function main() {
       results.bare.push(await measure(bare.url));
       log(`round ${round}: with the migrations`);
       results.ours.push(await measure(ours.url));
+      log(`round ${round}: the migrations' indexes without the stamping trigger`);
+      await runSql(ours.url, ...NO_STAMPING);
+      results.indexes.push(await measure(ours.url));
+      await runSql(ours.url, ...STAMPING);
       log(`round ${round}: with the previous release's NOTIFY trigger`);
       await runSql(ours.url, ...NOTIFY_TRIGGER);
       results.notify.push(await measure(ours.url));
@@ -230,7 +267,7 @@ function render(results, refusals, loadBefore, loadAfter) {
     '',
     `pgbench: ${settings.writers} connections (2 threads) of one-row autocommit UPDATEs of random clients, ${settings.seconds} s a run,`,
     `${settings.links.toLocaleString('en')} links and ${settings.clients.toLocaleString('en')} clients; the PostgreSQL of this machine; runs interleaved by round.`,
-    'Ratios against the tables alone of the same round. CPU: PostgreSQL backends (and the API process), in cores.',
+    'Ratios against the tables alone of the same round. CPU: the PostgreSQL instance (and the API process), in cores.',
     `Consumers: ${settings.consumers} long polls (wait=25, 10 per link over links 1–100), ${refusals} refusals.`,
     `Load average before ${loads(loadBefore)}, after ${loads(loadAfter)}.`,
     '',
@@ -238,6 +275,7 @@ function render(results, refusals, loadBefore, loadAfter) {
     `|---|${results.bare.map(() => '---').join('|')}|`,
     row('tables alone (no trigger, no index of ours)', results.bare),
     row('with the migrations (stamping trigger, indexes)', results.ours),
+    row("the migrations' indexes without the stamping trigger", results.indexes),
     row("with the previous release's NOTIFY trigger", results.notify),
     row(`with the migrations and ${settings.consumers} long polls`, results.consumers),
     '',
