@@ -92,6 +92,10 @@ function peakRssMb(pid) {
 const eventLoopP99Ms = async (metricsPort) =>
   (await metric(metricsPort, 'nodejs_eventloop_lag_p99_seconds')) * 1000;
 
+const podMemory = process.env.BENCH_POD_MEMORY
+  ? `, in a memory cgroup of ${Number(process.env.BENCH_POD_MEMORY) / 2 ** 20} MiB`
+  : '';
+
 const waitingPolls = (metricsPort) => metric(metricsPort, 'change_feed_waiting_polls');
 
 /** Consumers, each long polling from `cursor` until stopped; `onRow(key, receivedAt)` per row. */
@@ -197,7 +201,7 @@ async function main() {
       (process.env.BENCH_SERVER_ENV ?? '')
         .split(/\s+/)
         .filter(Boolean)
-        .map((pair) => pair.split('=')),
+        .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
     ),
   };
   const server = startServer('dist/main.js', env, await freePort(), NODE_ARGS);
@@ -314,7 +318,7 @@ function render(f) {
     `# Long polling of the clients feed — ${new Date().toISOString()}`,
     '',
     `${settings.consumers} consumers (\`wait=25\`, one keep-alive socket each, in the bench process) on one`,
-    `API process (${process.env.BENCH_NODE ? 'BENCH_NODE' : 'node'}, ${NODE_ARGS.join(' ')}); ${settings.clients.toLocaleString('en')} clients;`,
+    `API process (${process.env.BENCH_NODE ? 'BENCH_NODE' : 'node'}, ${NODE_ARGS.join(' ')}${podMemory}${process.env.BENCH_SERVER_ENV ? `, ${process.env.BENCH_SERVER_ENV}` : ''}); ${settings.clients.toLocaleString('en')} clients;`,
     `MAX_REQUESTS_PER_KEY, MAX_REQUESTS_IN_FLIGHT, MAX_WAITING_POLLS and MAX_WAITING_POLLS_PER_KEY ${settings.consumers * 2}, rate limits off (one key).`,
     `Load average before ${loads(f.loadBefore)}, after ${loads(f.loadAfter)}.`,
     '',

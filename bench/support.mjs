@@ -2,7 +2,7 @@
 // production server (built, migrated, started), SQL and ports. Requires `npm run build` first.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -108,14 +108,29 @@ export async function createDatabase(prefix) {
  * Starts `node <script>` with a production environment; `ready` resolves once it listens.
  * BENCH_NODE picks another Node binary for the servers (e.g. Node 24's, see docs/performance.md).
  */
+/**
+ * BENCH_POD_MEMORY (bytes, e.g. 268435456 for a 256Mi pod): the server runs in a memory cgroup of
+ * that limit, so Node sizes its heap from it as in the pod (cgroup v1 or v2; needs root).
+ */
+function inPodMemory([command, args], port) {
+  const limit = process.env.BENCH_POD_MEMORY;
+  if (!limit) return [command, args];
+  const v1 = existsSync('/sys/fs/cgroup/memory/cgroup.procs');
+  const dir = v1 ? `/sys/fs/cgroup/memory/bench-${port}` : `/sys/fs/cgroup/bench-${port}`;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, v1 ? 'memory.limit_in_bytes' : 'memory.max'), limit);
+  return ['sh', ['-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'sh', command, ...args]];
+}
+
 export function startServer(script, env, port, nodeArgs = []) {
   const node = process.env.BENCH_NODE || 'node';
   const traced = nodeArgs.includes('--trace-gc');
   // V8 prints its --trace-gc lines through C's stdio, which fills 4 KiB blocks on a pipe (lines
   // arriving late, cut, and between the access log's own writes): stdbuf writes each whole.
-  const [command, args] = traced
-    ? ['stdbuf', ['-oL', node, ...nodeArgs, script]]
-    : [node, [...nodeArgs, script]];
+  const [command, args] = inPodMemory(
+    traced ? ['stdbuf', ['-oL', node, ...nodeArgs, script]] : [node, [...nodeArgs, script]],
+    port,
+  );
   const child = spawn(command, args, {
     cwd: root,
     env: {

@@ -147,10 +147,15 @@ async function postgresCpuMs(url) {
   await client.connect();
   const { rows } = await client.query('SHOW data_directory').finally(() => client.end());
   const dataDirectory = rows[0].data_directory;
-  const postmaster = Number(readFileSync(join(dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const postmaster = Number(
+    readFileSync(join(dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0],
+  );
   const stat = (pid) => {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
+    return text
+      .slice(text.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
   };
   // Fields after the name: ppid is 1, utime 11, stime 12, cutime 13, cstime 14.
   const own = stat(postmaster);

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Injectable } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import etag from 'etag';
 import { dump } from 'js-yaml';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { PrecompressedBody } from '../responses/precompressed-body';
 
 /** One file of the /docs reference, as it is sent: its type, ETag and body. */
@@ -15,6 +14,10 @@ export interface DocsFile {
 }
 
 const JS = 'application/javascript; charset=utf-8';
+
+// Found by the package's path, never by requiring it: its main module loads the whole browser
+// bundle into the server (tens of MB of resident memory, for nothing).
+const SWAGGER_UI_DIST = dirname(require.resolve('swagger-ui-dist/package.json'));
 
 // The files of swagger-ui-dist the page loads; the package's others (its package.json, README,
 // source maps) name versions and people and are never served.
@@ -73,9 +76,8 @@ export class DocsFiles {
 
   /** Makes every file from the app's OpenAPI document; until then /docs answers 404. */
   prepare(document: OpenAPIObject): void {
-    const assets = getAbsoluteFSPath();
     for (const [name, type] of Object.entries(ASSETS)) {
-      this.add(name, type, readFileSync(join(assets, name)));
+      this.add(name, type, readFileSync(join(SWAGGER_UI_DIST, name)));
     }
     this.add('', 'text/html; charset=utf-8', page('./docs/'));
     this.add('/', 'text/html; charset=utf-8', page('./'));

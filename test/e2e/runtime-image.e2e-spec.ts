@@ -42,6 +42,7 @@ describe('Container runtime stage, reproduced', () => {
       // The heap bound (docs/operations.md); the replay below runs on the machine's Node, which
       // may not know the percentage flag, so it is checked here and by the manifests test.
       expect.stringMatching(/^ENV NODE_OPTIONS="--max-old-space-size-percentage=\d+ /),
+      'ENV MALLOC_ARENA_MAX=2',
       'USER node',
       'EXPOSE 3000 9464',
       'CMD ["node", "dist/main.js"]',
