@@ -67,6 +67,10 @@ describe('Long polling of the change feeds', () => {
     });
 
     it('takes decimal digits, as limit does (01 is 1), and answers at once when rows are ready', async () => {
+      // Ready: the row is behind the safe point (its write is over 100 ms old).
+      await waitFor(async () => (await get('/api/data/changes/clients')).body.data.length === 1, {
+        what: 'client-1 in the feed',
+      });
       const wakeUps = await metric(t, 'change_feed_wakeups_total');
       for (const wait of ['1', '01', '25']) {
         const res = await get(`/api/data/changes/clients?wait=${wait}`);
