@@ -258,14 +258,15 @@ describe('production start', () => {
       await api.exited;
     }
     // The probe's sensitivity: in a plain process, with V8's default, the same work costs a
-    // hundred full collections or more.
+    // hundred full collections or more (41 on a machine loaded beside two CPU burners), several
+    // times the bound above.
     const plain = await run('node', [
       '--input-type=module',
       '-e',
       `import { countFullCollections } from ${JSON.stringify(probe)};
        console.log(await countFullCollections());`,
     ]);
-    expect(Number(plain.stdout)).toBeGreaterThanOrEqual(50);
+    expect(Number(plain.stdout)).toBeGreaterThanOrEqual(24);
   }, 120000);
 });
 
