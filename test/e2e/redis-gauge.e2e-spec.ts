@@ -68,7 +68,7 @@ describeWith(['redis-server'], 'rate_limit_redis_available without traffic', () 
   });
 
   it('reads 0 once Redis stops, and 1 once it is back on the same port', async () => {
-    expect(await gauge()).toBe('1');
+    await gaugeReads('1', 'the gauge to read 1 before the test');
     server.kill();
     await once(server, 'exit');
     await gaugeReads('0', 'the gauge to read 0 after Redis stopped');
