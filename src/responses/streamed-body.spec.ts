@@ -99,9 +99,10 @@ describe('StreamedBody', () => {
 
       expect(detached).toHaveLength(1);
       const [{ resume }] = detached;
-      // Detached once past the bound: by a piece, or what a compressor let out since the last one.
+      // Detached once past the bound: by a piece, or what a compressor let out since the last one
+      // (Brotli lets out what it held in one block, when its thread gets to it: 2.3 MiB was seen).
       expect(waitingAtDetach[0]).toBeGreaterThan(DETACH_BEHIND_BYTES);
-      expect(waitingAtDetach[0]).toBeLessThan(2 * DETACH_BEHIND_BYTES);
+      expect(waitingAtDetach[0]).toBeLessThan(4 * DETACH_BEHIND_BYTES);
       slow.read();
       const alone = await goingOnAlone(detached[0], (again) => detached.push(again));
       for (let i = (resume as number) + 1; i < pieces.length; i++) {
