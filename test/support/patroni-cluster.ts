@@ -60,17 +60,20 @@ export class PatroniCluster {
       'etcd',
     );
     await waitFor(() => answers(`http://127.0.0.1:${clientPort}/health`), { what: 'etcd' });
-    for (const name of ['n1', 'n2']) {
+    // The first node becomes the primary, the second its replica. Each node's ports are taken
+    // just before it starts: ports left unused meanwhile could go to another suite.
+    for (const [name, role] of [
+      ['n1', 'primary'],
+      ['n2', 'replica'],
+    ] as const) {
       const node = { name, pgPort: await freePort(), restPort: await freePort() };
       const dataDir = join(this.dir, name);
       const config = join(this.dir, `${name}.yml`);
       writeFileSync(config, patroniConfig({ ...node, dataDir, dir: this.dir, etcd: clientPort }));
       this.nodes.push({ ...node, dataDir, config });
+      this.startNode(this.nodes.at(-1)!);
+      await this.waitForRole(this.nodes.at(-1)!, role, 60000);
     }
-    this.startNode(this.nodes[0]);
-    await this.waitForRole(this.nodes[0], 'primary', 60000);
-    this.startNode(this.nodes[1]);
-    await this.waitForRole(this.nodes[1], 'replica', 60000);
     this.port = await freePort();
     const haproxyConfig = join(this.dir, 'haproxy.cfg');
     writeFileSync(haproxyConfig, haproxyConfigFor(this.port, this.nodes));
@@ -166,7 +169,9 @@ export class PatroniCluster {
 
   private waitForRole(node: PatroniNode, role: 'primary' | 'replica', timeoutMs: number) {
     return waitFor(() => answers(`http://127.0.0.1:${node.restPort}/${role}`), {
-      what: `${node.name} as ${role}`,
+      // On a timeout, the end of the node's log says why.
+      what: () =>
+        `${node.name} as ${role}; its log ends:\n${readFileSync(join(this.dir, `${node.name}.log`), 'utf8').slice(-3000)}`,
       timeoutMs,
       intervalMs: 100,
     });
