@@ -105,10 +105,6 @@ export async function createDatabase(prefix) {
 }
 
 /**
- * Starts `node <script>` with a production environment; `ready` resolves once it listens.
- * BENCH_NODE picks another Node binary for the servers (e.g. Node 24's, see docs/performance.md).
- */
-/**
  * BENCH_POD_MEMORY (bytes, e.g. 268435456 for a 256Mi pod): the server runs in a memory cgroup of
  * that limit, so Node sizes its heap from it as in the pod (cgroup v1 or v2; needs root).
  */
@@ -122,6 +118,10 @@ function inPodMemory([command, args], port) {
   return ['sh', ['-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'sh', command, ...args]];
 }
 
+/**
+ * Starts `node <script>` with a production environment; `ready` resolves once it listens.
+ * BENCH_NODE picks another Node binary for the servers (e.g. Node 24's, see docs/performance.md).
+ */
 export function startServer(script, env, port, nodeArgs = []) {
   const node = process.env.BENCH_NODE || 'node';
   const traced = nodeArgs.includes('--trace-gc');
