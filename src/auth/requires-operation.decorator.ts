@@ -1,6 +1,7 @@
-import { ExecutionContext, SetMetadata } from '@nestjs/common';
+import { SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Operation } from '../api-keys/key-scope';
+import { routeMetadata } from '../requests/route-flag';
 
 const REQUIRES_OPERATION = 'requiresOperation';
 
@@ -8,23 +9,6 @@ const REQUIRES_OPERATION = 'requiresOperation';
 export const RequiresOperation = (operation: Operation) =>
   SetMetadata(REQUIRES_OPERATION, operation);
 
-/**
- * The operation a route requires, read through the Reflector once per route (decorators never
- * change once the app has started; the guard asks on every request).
- */
-export function requiredOperation(
-  reflector: Reflector,
-): (context: ExecutionContext) => Operation | undefined {
-  const byHandler = new Map<object, Operation | null>();
-  return (context) => {
-    const handler = context.getHandler();
-    let operation = byHandler.get(handler);
-    if (operation === undefined) {
-      operation =
-        reflector.getAllAndOverride<Operation>(REQUIRES_OPERATION, [handler, context.getClass()]) ??
-        null;
-      byHandler.set(handler, operation);
-    }
-    return operation ?? undefined;
-  };
-}
+/** The operation a route requires, if any (read once per route). */
+export const requiredOperation = (reflector: Reflector) =>
+  routeMetadata<Operation>(reflector, REQUIRES_OPERATION);
