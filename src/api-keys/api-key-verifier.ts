@@ -13,6 +13,8 @@ export interface ApiCaller {
   operations?: readonly Operation[];
   /** Whether it sees only the rows of its links, which each request's SQL reads. */
   isLinkScoped?: boolean;
+  /** How many links it held as of the key cache (KEY_CACHE_TTL_MS); 0 unless link-scoped. */
+  linkCount?: number;
 }
 
 const CALLER = Symbol('caller');
@@ -41,7 +43,8 @@ export class ApiKeyVerifier implements OnApplicationBootstrap {
     const stored = await this.databaseKeys.find(key);
     if (!stored) return false;
     this.lastUsed.note(stored.id);
-    return { keyId: stored.id, operations: stored.operations, isLinkScoped: stored.isLinkScoped };
+    const { id, operations, isLinkScoped, linkCount } = stored;
+    return { keyId: id, operations, isLinkScoped, linkCount };
   }
 
   /**

@@ -11,6 +11,8 @@ export interface ActiveApiKey {
   operations?: readonly Operation[];
   /** Whether it sees only the rows of its links (api_key_links). */
   isLinkScoped: boolean;
+  /** How many links it held when the keys were read (0 unless link-scoped). */
+  linkCount: number;
 }
 
 // An unknown key may be one created a moment ago: it re-reads the snapshot, but all unknown
@@ -68,10 +70,14 @@ export class DatabaseApiKeys {
         expires_at: Date | null;
         operations: Operation[] | null;
         is_link_scoped: boolean;
+        link_count: number;
       }[]
     >(
-      `SELECT id, encode(key_hash, 'hex') AS hash, expires_at, operations, is_link_scoped
-       FROM api_keys WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+      `SELECT id, encode(key_hash, 'hex') AS hash, expires_at, operations, is_link_scoped,
+              CASE WHEN is_link_scoped
+                   THEN (SELECT count(*) FROM api_key_links WHERE key_id = k.id)::int ELSE 0
+              END AS link_count
+       FROM api_keys AS k WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
       [],
       { primary: true },
     );
@@ -83,6 +89,7 @@ export class DatabaseApiKeys {
           expiresAt: row.expires_at?.getTime() ?? null,
           operations: row.operations ?? undefined,
           isLinkScoped: row.is_link_scoped,
+          linkCount: row.link_count,
         },
       ]),
     );

@@ -6,10 +6,16 @@ import { ApiCaller } from './api-key-verifier';
  */
 export interface LinkScope {
   keyId: string;
+  /** About how many links it holds (as of the key cache): how a page is shared between them. */
+  links: number;
 }
 
-export const linkScopeOf = ({ keyId, isLinkScoped }: ApiCaller): LinkScope | undefined =>
-  isLinkScoped ? { keyId } : undefined;
+export const linkScopeOf = ({
+  keyId,
+  isLinkScoped,
+  linkCount,
+}: ApiCaller): LinkScope | undefined =>
+  isLinkScoped ? { keyId, links: linkCount ?? 0 } : undefined;
 
 /**
  * SQL: the row's link (`linkColumn`, qualified by its table: a bare `link_id` would name the

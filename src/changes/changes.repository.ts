@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CLIENT_COLUMNS, ClientRow } from '../clients/clients.repository';
+import { CLIENT_COLUMNS, ClientRow, STORED_CLIENT_COLUMNS } from '../clients/clients.repository';
 import { LINK_COLUMNS, LinkRow } from '../links/links.repository';
 import { DatabaseReader } from '../database/database-reader';
 import { isoMicros, printedTimestamp } from '../database/printed-timestamp';
@@ -9,6 +9,7 @@ import { Client } from '../clients/client.entity';
 import { Link } from '../links/link.entity';
 import { ClientChangesQuery, LinkChangesQuery } from './dto/changes.query';
 import { inKeyLinks, keyLinks, LinkScope } from '../api-keys/link-scope';
+import { keyLinksMerge } from '../api-keys/key-links-merge';
 import { Position } from '../database/list-order';
 import { CoalescedRead, CoalescedReads, ReadGate } from '../database/coalesced-read';
 import { SafePointLag } from './safe-point-lag';
@@ -64,7 +65,7 @@ const FEED_ORDER = 'c.updated_at, c.id COLLATE "C"';
  * Up to `limit` + 1 rows after `after` and before `safePoint` that pass the filters (and, for a
  * link-scoped key, are of its links), in feed order (updated_at, then id byte order): an index
  * range scan from the position, whatever its depth. For a scoped key, the client feed merges the
- * range scans of its links (clients_link_changes_idx), each stopped after a page, and the link
+ * range scans of its links (clients_link_changes_idx, keyLinksMerge), and the link
  * feed reads its links by primary key: what it costs grows with the key's links, not the table.
  */
 export function changesQuery(
@@ -95,13 +96,20 @@ export function changesQuery(
   else if (filters.linkId !== undefined) {
     text = page(`clients AS c`, [...conditions, inKeyLinks('c.link_id', key)]);
   } else {
+    const rows = keyLinksMerge({
+      scope,
+      keyId: key,
+      table: 'clients',
+      columns: STORED_CLIENT_COLUMNS,
+      orderedBy: 'updated_at',
+      conditions,
+      orderCovers: false,
+      neededRows: limit + 1,
+      needed: `(${size} + 1)`,
+    });
     text = `
     SELECT ${CLIENT_COLUMNS} FROM (
-      SELECT c.* FROM ${keyLinks(key)} CROSS JOIN LATERAL (
-        SELECT c.* FROM clients AS c WHERE c.link_id = s.link_id AND ${conditions.join(' AND ')}
-        ORDER BY ${FEED_ORDER} LIMIT ${size} + 1
-      ) AS c
-      ORDER BY ${FEED_ORDER} LIMIT ${size} + 1
+      SELECT * FROM (${rows}) AS c ORDER BY ${FEED_ORDER} LIMIT ${size} + 1
     ) AS c ORDER BY ${FEED_ORDER}`;
   }
   return { text, params: params.values };

@@ -5,7 +5,8 @@ import { afterPosition, LIST_ORDER, Position } from '../database/list-order';
 import { printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { FilterSql, SqlParams } from '../query/filter-sql';
-import { inKeyLinks, keyLinks, LinkScope } from '../api-keys/link-scope';
+import { inKeyLinks, LinkScope } from '../api-keys/link-scope';
+import { keyLinksMerge } from '../api-keys/key-links-merge';
 import { Client } from './client.entity';
 import { ListClientsQuery } from './dto/list-clients.query';
 
@@ -40,7 +41,9 @@ export const CLIENT_COLUMNS = `c.${column('id')} AS "id", c.${column('linkId')} 
   ${printedTimestamp(`c.${column('createdAt')}`)} AS "createdAt",
   ${printedTimestamp(`c.${column('updatedAt')}`)} AS "updatedAt"`;
 // The same columns as stored, unprinted: what an inner select hands to the printing one.
-const STORED_COLUMNS = (['id', 'linkId', 'isDeleted', 'status', 'createdAt', 'updatedAt'] as const)
+export const STORED_CLIENT_COLUMNS = (
+  ['id', 'linkId', 'isDeleted', 'status', 'createdAt', 'updatedAt'] as const
+)
   .map(column)
   .join(', ');
 
@@ -146,7 +149,7 @@ export function pageQuery(
     : `
     SELECT ${CLIENT_COLUMNS}
     FROM (
-      SELECT ${STORED_COLUMNS} FROM ${CLIENTS} ${where(conditions)}
+      SELECT ${STORED_CLIENT_COLUMNS} FROM ${CLIENTS} ${where(conditions)}
       ORDER BY ${LIST_ORDER} ${offset} LIMIT ${size} + 1
     ) AS c
     ORDER BY ${LIST_ORDER}`;
@@ -154,10 +157,10 @@ export function pageQuery(
 }
 
 /**
- * A page over every link of a link-scoped key: for each of its links, the first rows past the
- * start from that link's list index (`(link_id, created_at, id)`, carrying every printed
- * column), as many as the page could take, then the page of their union in list order. It
- * reads up to (links × page) index entries and sorts them to a page; never the table.
+ * A page over every link of a link-scoped key: the rows up to the page's end, merged from each
+ * link's list index (`(link_id, created_at, id)`, carrying every printed column) by
+ * keyLinksMerge, then the page of them in list order. It reads about twice the rows up to the
+ * page's end and one index descent per link; never the table.
  */
 export function scopedPageQuery(
   filters: ClientFilters,
@@ -166,7 +169,7 @@ export function scopedPageQuery(
   scope: LinkScope,
 ): SqlQuery {
   const params = new SqlParams();
-  const conditions = [`${column('linkId')} = s.link_id`, ...FILTERS.conditions(filters, params)];
+  const conditions = FILTERS.conditions(filters, params);
   if ('after' in from) {
     const createdAt = params.bind(from.after.timestamp, 'timestamptz');
     const id = params.bind(from.after.id, 'text');
@@ -174,20 +177,26 @@ export function scopedPageQuery(
   }
   const offset = 'offset' in from && from.offset > 0 ? from.offset : 0;
   const skip = offset > 0 ? `OFFSET ${params.bind(offset, 'bigint')}` : '';
-  const perLink = params.bind(offset + limit + 1, 'bigint');
+  const rows = keyLinksMerge({
+    scope,
+    keyId: params.bind(scope.keyId, 'uuid'),
+    table: CLIENTS,
+    columns: STORED_CLIENT_COLUMNS,
+    orderedBy: column('createdAt'),
+    conditions,
+    orderCovers: true,
+    neededRows: offset + limit + 1,
+    needed: params.bind(offset + limit + 1, 'bigint'),
+  });
   const size = params.bind(limit, 'int');
-  const key = params.bind(scope.keyId, 'uuid');
   const text = `
     SELECT ${CLIENT_COLUMNS}
     FROM (
-      SELECT c.* FROM ${keyLinks(key)} CROSS JOIN LATERAL (
-        SELECT ${STORED_COLUMNS} FROM ${CLIENTS} WHERE ${conditions.join(' AND ')}
-        ORDER BY ${LIST_ORDER} LIMIT ${perLink}
-      ) AS c
+      SELECT * FROM (${rows}) AS c
       ORDER BY ${LIST_ORDER} ${skip} LIMIT ${size} + 1
     ) AS c
     ORDER BY ${LIST_ORDER}`;
-  return { text, params: params.values };
+  return { text, params: params.values, prepared: offset === 0 };
 }
 
 /**

@@ -21,6 +21,7 @@ interface PlanNode {
   'Index Name'?: string;
   Filter?: string;
   'Actual Rows': number;
+  'Actual Loops': number;
   'Shared Hit Blocks': number;
   'Shared Read Blocks': number;
   Plans?: PlanNode[];
@@ -98,6 +99,39 @@ describe('Change feed query plans on a large table', () => {
       }
     },
   );
+
+  // docs/api.md, "Scoped keys": the client feed of a key limited to links reads each link's
+  // index from the position, a few rows each, then on only where the page may need more; never
+  // a link whole (link-7 holds 10,000 rows).
+  it('reads a scoped client feed page as a few rows a link and about a page', async () => {
+    const LINKS = 20;
+    const [{ id: keyId }] = await dataSource.query(
+      `INSERT INTO api_keys (name, prefix, key_hash, is_link_scoped)
+       VALUES ('plans', 'lcapi_plans', sha256('plans'), true) RETURNING id`,
+    );
+    await dataSource.query(
+      `INSERT INTO api_key_links (key_id, link_id)
+       SELECT $1, 'link-' || i FROM generate_series(1, $2::int) AS i`,
+      [keyId, LINKS],
+    );
+    for (const after of [START, deep.clients]) {
+      const { text, params } = changesQuery(
+        'clients',
+        after,
+        safePoint,
+        100,
+        {},
+        { keyId, links: LINKS },
+      );
+      const [row] = await dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, params);
+      const scans = nodesOf(row['QUERY PLAN'][0].Plan).filter(
+        (node) => node['Relation Name'] === 'clients',
+      );
+      const read = scans.reduce((sum, n) => sum + n['Actual Rows'] * n['Actual Loops'], 0);
+      // Up to twice a page in first rows (a page's share per link, rounded up), then a page.
+      expect(read).toBeLessThanOrEqual(3 * 101 + LINKS);
+    }
+  });
 
   // Both are prepared once per connection and executed from then on (queries one at a time
   // reuse the pool's last connection). The safe point's, without parameters, keeps one plan;
