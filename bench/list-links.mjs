@@ -19,6 +19,7 @@ import {
   root,
   runSql,
   startServer,
+  IMAGE_NODE_ARGS,
 } from './support.mjs';
 
 const settings = {
@@ -26,7 +27,6 @@ const settings = {
   keptLinks: Number(process.env.BENCH_KEPT_LINKS ?? 50_000),
   rounds: Number(process.env.BENCH_ROUNDS ?? 3),
 };
-const NODE_ARGS = ['--max-old-space-size-percentage=50', '--max-semi-space-size=8'];
 const log = (message) => console.log(`[list-links] ${message}`);
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 const MB = 1e6;
@@ -86,7 +86,7 @@ async function measureSize(links) {
       'dist/main.js',
       { DATABASE_URL: database.url, API_KEYS: API_KEY, LOG_LEVEL: 'warn' },
       await freePort(),
-      NODE_ARGS,
+      IMAGE_NODE_ARGS,
     );
     await server.ready;
     const copies = [];

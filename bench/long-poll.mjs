@@ -15,7 +15,15 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { API_KEY, cpuMs, databaseCpu, databaseCpuSince, rssMb } from './measure.mjs';
-import { build, createDatabase, freePort, loadData, root, startServer } from './support.mjs';
+import {
+  build,
+  createDatabase,
+  freePort,
+  loadData,
+  root,
+  startServer,
+  IMAGE_NODE_ARGS,
+} from './support.mjs';
 
 const settings = {
   consumers: Number(process.env.BENCH_CONSUMERS ?? 1000),
@@ -27,8 +35,6 @@ const settings = {
   writers: 2,
   backgroundWriters: Number(process.env.BENCH_BACKGROUND_WRITERS ?? 0),
 };
-// The image's Node options (Dockerfile); BENCH_NODE picks its Node (support.mjs).
-const NODE_ARGS = ['--max-old-space-size-percentage=50', '--max-semi-space-size=8'];
 const log = (message) => console.log(`[long-poll] ${message}`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -204,7 +210,7 @@ async function main() {
         .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
     ),
   };
-  const server = startServer('dist/main.js', env, await freePort(), NODE_ARGS);
+  const server = startServer('dist/main.js', env, await freePort(), IMAGE_NODE_ARGS);
   const pid = server.child.pid;
   const loadBefore = loadavg();
   let consumers;
@@ -318,7 +324,7 @@ function render(f) {
     `# Long polling of the clients feed — ${new Date().toISOString()}`,
     '',
     `${settings.consumers} consumers (\`wait=25\`, one keep-alive socket each, in the bench process) on one`,
-    `API process (${process.env.BENCH_NODE ? 'BENCH_NODE' : 'node'}, ${NODE_ARGS.join(' ')}${podMemory}${process.env.BENCH_SERVER_ENV ? `, ${process.env.BENCH_SERVER_ENV}` : ''}); ${settings.clients.toLocaleString('en')} clients;`,
+    `API process (${process.env.BENCH_NODE ? 'BENCH_NODE' : 'node'}, ${IMAGE_NODE_ARGS.join(' ')}${podMemory}${process.env.BENCH_SERVER_ENV ? `, ${process.env.BENCH_SERVER_ENV}` : ''}); ${settings.clients.toLocaleString('en')} clients;`,
     `MAX_REQUESTS_PER_KEY, MAX_REQUESTS_IN_FLIGHT, MAX_WAITING_POLLS and MAX_WAITING_POLLS_PER_KEY ${settings.consumers * 2}, rate limits off (one key).`,
     `Load average before ${loads(f.loadBefore)}, after ${loads(f.loadAfter)}.`,
     '',

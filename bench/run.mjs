@@ -18,6 +18,7 @@ import {
   root,
   runSql,
   startServer,
+  IMAGE_NODE_ARGS,
 } from './support.mjs';
 
 const settings = {
@@ -102,10 +103,13 @@ async function startServers(env) {
     ['raw', 'bench/reference-server.mjs', env],
   ];
   const servers = {};
-  // Every server prints its collections (--trace-gc, a line per collection): their pauses per
-  // request are what a heap bound costs, steadier than the requests/s it changes.
-  for (const [key, script, serverEnv] of specs)
-    servers[key] = startServer(script, serverEnv, await freePort(), ['--trace-gc']);
+  // Every server runs with the image's Node options and prints its collections (--trace-gc, a
+  // line per collection): their pauses per request are what a heap bound costs, steadier than
+  // the requests/s it changes.
+  for (const [key, script, serverEnv] of specs) {
+    const nodeArgs = ['--trace-gc', ...IMAGE_NODE_ARGS];
+    servers[key] = startServer(script, serverEnv, await freePort(), nodeArgs);
+  }
   const startedAt = Date.now();
   await servers.ours.ready;
   const startupMs = Date.now() - startedAt;
@@ -423,7 +427,8 @@ function renderReport({ rows, overhead, linksMemory, loadSeconds, started, extra
       `(bench/nest-reference.mjs), the raw node:http reference (bench/reference-server.mjs), ` +
       `then ours again (A/A) — in reverse order every other round. Every figure is the median ` +
       `of a server's rounds (peak RSS: the highest). Same machine (${cpus().length} cores, ` +
-      `${Math.round(totalmem() / 2 ** 30)} GiB), same database. Servers on Node ${serverNode()}. ` +
+      `${Math.round(totalmem() / 2 ** 30)} GiB), same database. Servers on Node ${serverNode()}, with the image's options ` +
+      `(\`${IMAGE_NODE_ARGS.join(' ')}\`, MALLOC_ARENA_MAX=2${process.env.BENCH_POD_MEMORY ? `, in a ${Number(process.env.BENCH_POD_MEMORY) / 2 ** 20} MiB memory cgroup each` : ''}). ` +
       `Our server's start to listening: ${startupMs} ms (including process start).`,
     '',
     '## Ratios (ours over each reference; A/A: our two series of runs of the scenario)',

@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { lastPosition } from './feeds.mjs';
 import { API_KEY, measure } from './measure.mjs';
-import { build, createDatabase, freePort, loadData, root, startServer } from './support.mjs';
+import {
+  build,
+  createDatabase,
+  freePort,
+  loadData,
+  root,
+  startServer,
+  IMAGE_NODE_ARGS,
+} from './support.mjs';
 
 const settings = {
   scales: (process.env.BENCH_SCALES ?? '1000000/10000,10000000/100000').split(',').map((scale) => {
@@ -21,8 +29,6 @@ const settings = {
   seconds: Number(process.env.BENCH_SECONDS ?? 5),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
 };
-// The image's Node options (Dockerfile); BENCH_NODE picks its Node (support.mjs).
-const NODE_ARGS = ['--max-old-space-size-percentage=50', '--max-semi-space-size=8'];
 const CURSOR_SECRET = 'bench-cursor-secret-0123456789abcdef';
 const log = (message) => console.log(`[scale] ${message}`);
 const randomInt = (max) => 1 + Math.floor(Math.random() * max);
@@ -169,7 +175,7 @@ async function measureScale(scale) {
       'dist/main.js',
       { DATABASE_URL: database.url, API_KEYS: API_KEY, CURSOR_SECRET, LOG_LEVEL: 'warn' },
       await freePort(),
-      NODE_ARGS,
+      IMAGE_NODE_ARGS,
     );
     await server.ready;
     const cursors = {
@@ -226,7 +232,7 @@ function report(measured) {
   const lines = [
     `# Ten times the data — ${new Date().toISOString()}`,
     '',
-    `Our server alone (${process.env.BENCH_NODE ? 'BENCH_NODE' : 'node'} ${NODE_ARGS.join(' ')}, LOG_LEVEL=warn), ` +
+    `Our server alone (${process.env.BENCH_NODE ? 'BENCH_NODE' : 'node'} ${IMAGE_NODE_ARGS.join(' ')}, LOG_LEVEL=warn), ` +
       `${settings.connections} connections, ${settings.rounds} rounds of ${settings.seconds} s per scenario after 2 s of warm-up; ` +
       `each figure the median of its rounds (peak RSS: the highest). Data sets loaded one after the other ` +
       `(bench/support.mjs loadData): ${measured.map((m) => `${sizeOf(m)} in ${fmt(m.loadSeconds, 1)} s`).join('; ')}. ` +

@@ -11,7 +11,15 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { API_KEY, measure } from './measure.mjs';
-import { build, createDatabase, freePort, loadData, root, startServer } from './support.mjs';
+import {
+  build,
+  createDatabase,
+  freePort,
+  loadData,
+  root,
+  startServer,
+  IMAGE_NODE_ARGS,
+} from './support.mjs';
 
 const settings = {
   clients: Number(process.env.BENCH_CLIENTS ?? 1_000_000),
@@ -21,7 +29,6 @@ const settings = {
   seconds: Number(process.env.BENCH_SECONDS ?? 5),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 16),
 };
-const NODE_ARGS = ['--max-old-space-size-percentage=50', '--max-semi-space-size=8'];
 const log = (message) => console.log(`[scoped-keys] ${message}`);
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 const pick = (items) => items[Math.floor(Math.random() * items.length)];
@@ -76,7 +83,7 @@ async function main() {
       'dist/main.js',
       { DATABASE_URL: database.url, API_KEYS: API_KEY, LOG_LEVEL: 'warn' },
       await freePort(),
-      NODE_ARGS,
+      IMAGE_NODE_ARGS,
     );
     await server.ready;
     const auth = (key) => ({ authorization: `Bearer ${key}` });

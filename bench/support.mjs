@@ -118,6 +118,9 @@ function inPodMemory([command, args], port) {
   return ['sh', ['-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'sh', command, ...args]];
 }
 
+/** The image's Node options (Dockerfile `NODE_OPTIONS`): every server of the benches runs with them. */
+export const IMAGE_NODE_ARGS = ['--max-old-space-size-percentage=50', '--max-semi-space-size=8'];
+
 /**
  * Starts `node <script>` with a production environment; `ready` resolves once it listens.
  * BENCH_NODE picks another Node binary for the servers (e.g. Node 24's, see docs/performance.md).
@@ -136,6 +139,8 @@ export function startServer(script, env, port, nodeArgs = []) {
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'production',
+      // The image's allocator setting (Dockerfile).
+      MALLOC_ARENA_MAX: '2',
       PORT: String(port),
       // Any free port for the scrape: servers of a run may overlap.
       METRICS_PORT: '0',

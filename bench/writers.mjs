@@ -22,6 +22,7 @@ import {
   root,
   runSql,
   startServer,
+  IMAGE_NODE_ARGS,
 } from './support.mjs';
 
 const settings = {
@@ -32,7 +33,6 @@ const settings = {
   links: Number(process.env.BENCH_LINKS ?? 200_000),
   clients: Number(process.env.BENCH_CLIENTS ?? 1_000_000),
 };
-const NODE_ARGS = ['--max-old-space-size-percentage=50', '--max-semi-space-size=8'];
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString());
 const log = (message) => console.log(`[writers] ${message}`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -225,7 +225,7 @@ async function main() {
         MAX_WAITING_POLLS_PER_KEY: caps,
       },
       await freePort(),
-      NODE_ARGS,
+      IMAGE_NODE_ARGS,
     );
     await server.ready;
     consumers = startConsumers(server.port);
