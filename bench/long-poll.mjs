@@ -202,7 +202,7 @@ async function main() {
     METRICS_PORT: String(metricsPort),
     LOG_LEVEL: 'warn',
     ...limits,
-    // BENCH_SERVER_ENV: more of the server's environment, e.g. `MALLOC_ARENA_MAX=2`.
+    // BENCH_SERVER_ENV: more of the server's environment, e.g. `MALLOC_ARENA_MAX=8` (the image's is 2).
     ...Object.fromEntries(
       (process.env.BENCH_SERVER_ENV ?? '')
         .split(/\s+/)
