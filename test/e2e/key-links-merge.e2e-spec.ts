@@ -3,7 +3,7 @@ import { ClientFilters, pageQuery, PageStart } from '../../src/clients/clients.r
 import { changesQuery } from '../../src/changes/changes.repository';
 import { bulkLoad, createSuiteDatabase, dropSuiteDatabase } from '../support/database';
 
-// A link-scoped key's pages merge its links' rows a few at a time (docs/performance.md): each
+// A link-scoped key's pages merge its links' rows a few at a time (keyLinksMerge): each
 // page must equal the one read the plain way, whatever the key's link count as last cached
 // (the hint that sizes the first reads), on links of very different sizes, empty and unknown
 // links, timestamps shared by many rows, and the infinite timestamps PostgreSQL accepts.
