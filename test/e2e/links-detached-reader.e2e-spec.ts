@@ -56,26 +56,39 @@ describe('List Links for a reader that falls behind the one it shares a render w
 
   const change = () => t.dataSource.query(`UPDATE links SET id = id WHERE id = 'link-000001'`);
 
-  /** Both requests, sharing one render: it starts once both are in, however loaded the machine. */
+  /**
+   * Both requests, sharing one render: it starts once both are in, however loaded the machine.
+   * The snapshot the one that falls behind goes on from is taken only once `goOn()` is called:
+   * its queued bytes may drain into the sockets' buffers before it reads again, and what the
+   * list is then must be up to the test, not to the kernel's buffer sizes.
+   */
   async function sharedRender() {
     let start = () => {};
     const started = new Promise<void>((resolve) => (start = resolve));
+    let goOn = () => {};
+    const goingOn = new Promise<void>((resolve) => (goOn = resolve));
     const inOneSnapshot = LinksRepository.prototype.inOneSnapshot;
-    renders.mockImplementationOnce(async function (this: LinksRepository, read) {
-      await started;
-      return inOneSnapshot.call(this, read);
-    });
+    renders
+      .mockImplementationOnce(async function (this: LinksRepository, read) {
+        await started;
+        return inOneSnapshot.call(this, read);
+      })
+      .mockImplementationOnce(async function (this: LinksRepository, read) {
+        await goingOn;
+        return inOneSnapshot.call(this, read);
+      });
     const slow = pausedGet(url);
     const fast = fetchRaw(url, AUTH);
     await waitFor(() => t.app.get(ShutdownState).inFlight === 2, { what: 'both requests in' });
     start();
-    return { slow, fast: await fast };
+    return { slow, fast: await fast, goOn };
   }
 
   it('finishes the reader that reads first, then the other alone, to the same body', async () => {
     await change();
-    const { slow, fast } = await sharedRender();
+    const { slow, fast, goOn } = await sharedRender();
     expect(fast).toMatchObject({ status: 200, complete: true });
+    goOn();
     slow.read();
     const alone = await slow.answer;
     expect(alone).toMatchObject({ status: 200, complete: true });
@@ -87,9 +100,10 @@ describe('List Links for a reader that falls behind the one it shares a render w
 
   it('cuts the one that fell behind when the list changed before it read again', async () => {
     await change();
-    const { slow, fast } = await sharedRender();
+    const { slow, fast, goOn } = await sharedRender();
     expect(fast).toMatchObject({ status: 200, complete: true });
     await change();
+    goOn();
     slow.read();
     // Its ETag names the list it began; rows of another would make a body no list ever was.
     expect(await slow.answer).toMatchObject({ status: 200, complete: false });
