@@ -9,7 +9,12 @@ import {
 } from '../../src/changes/changes.repository';
 import { isoMicros } from '../../src/database/printed-timestamp';
 import { genericPlanOf } from '../support/generic-plan';
-import { createSuiteDatabase, databaseReader, dropSuiteDatabase } from '../support/database';
+import {
+  createSuiteDatabase,
+  databaseReader,
+  dropSuiteDatabase,
+  insertLinkScopedKey,
+} from '../support/database';
 
 const ROWS = 60_000;
 const BATCH = 10_000;
@@ -105,14 +110,10 @@ describe('Change feed query plans on a large table', () => {
   // a link whole (link-7 holds 10,000 rows).
   it('reads a scoped client feed page as a few rows a link and about a page', async () => {
     const LINKS = 20;
-    const [{ id: keyId }] = await dataSource.query(
-      `INSERT INTO api_keys (name, prefix, key_hash, is_link_scoped)
-       VALUES ('plans', 'lcapi_plans', sha256('plans'), true) RETURNING id`,
-    );
-    await dataSource.query(
-      `INSERT INTO api_key_links (key_id, link_id)
-       SELECT $1, 'link-' || i FROM generate_series(1, $2::int) AS i`,
-      [keyId, LINKS],
+    const keyId = await insertLinkScopedKey(
+      dataSource,
+      'plans',
+      Array.from({ length: LINKS }, (_, n) => `link-${n + 1}`),
     );
     for (const after of [START, deep.clients]) {
       const { text, params } = changesQuery(

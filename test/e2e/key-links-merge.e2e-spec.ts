@@ -1,7 +1,12 @@
 import { DataSource } from 'typeorm';
 import { ClientFilters, pageQuery, PageStart } from '../../src/clients/clients.repository';
 import { changesQuery } from '../../src/changes/changes.repository';
-import { bulkLoad, createSuiteDatabase, dropSuiteDatabase } from '../support/database';
+import {
+  bulkLoad,
+  createSuiteDatabase,
+  dropSuiteDatabase,
+  insertLinkScopedKey,
+} from '../support/database';
 
 // A link-scoped key's pages merge its links' rows a few at a time (keyLinksMerge): each
 // page must equal the one read the plain way, whatever the key's link count as last cached
@@ -35,16 +40,11 @@ describe('A scoped page merged from its links', () => {
         FROM generate_series(1, 543) AS i`);
     });
     await dataSource.query('ANALYZE clients');
-    [{ id: keyId }] = await dataSource.query(
-      `INSERT INTO api_keys (name, prefix, key_hash, is_link_scoped)
-       VALUES ('merge', 'lcapi_merge', sha256('merge'), true) RETURNING id`,
-    );
-    await dataSource.query(
-      `INSERT INTO api_key_links (key_id, link_id)
-       SELECT $1, unnest(ARRAY['link-0', 'link-1', 'link-2', 'link-3', 'link-4', 'link-5',
-                               'link-6', 'link-7', 'link-8', 'link-9', 'link-11', 'link-unknown'])`,
-      [keyId],
-    );
+    keyId = await insertLinkScopedKey(dataSource, 'merge', [
+      ...Array.from({ length: 10 }, (_, n) => `link-${n}`),
+      'link-11',
+      'link-unknown',
+    ]);
   }, 60_000);
   afterAll(() => dropSuiteDatabase(dataSource));
 

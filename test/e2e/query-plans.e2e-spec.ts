@@ -14,6 +14,7 @@ import {
   createSuiteDatabase,
   databaseReader,
   dropSuiteDatabase,
+  insertLinkScopedKey,
 } from '../support/database';
 
 const ROWS = 120_000;
@@ -213,14 +214,10 @@ describe('List Clients query plans on a large table', () => {
     const SCOPE_LINKS = 20;
     let scope: { keyId: string; links: number };
     beforeAll(async () => {
-      const [{ id }] = await dataSource.query(
-        `INSERT INTO api_keys (name, prefix, key_hash, is_link_scoped)
-         VALUES ('plans', 'lcapi_plans', sha256('plans'), true) RETURNING id`,
-      );
-      await dataSource.query(
-        `INSERT INTO api_key_links (key_id, link_id)
-         SELECT $1, 'link-' || i FROM generate_series(1, $2::int) AS i`,
-        [id, SCOPE_LINKS],
+      const id = await insertLinkScopedKey(
+        dataSource,
+        'plans',
+        Array.from({ length: SCOPE_LINKS }, (_, n) => `link-${n + 1}`),
       );
       await dataSource.query('ANALYZE api_key_links');
       scope = { keyId: id, links: SCOPE_LINKS };

@@ -55,3 +55,21 @@ export function databaseReader(dataSource: DataSource): DatabaseReader {
   const env = { DATABASE_TIMEOUT_MS: 5000, DATABASE_REPLICA_URLS: [] } as unknown as DatabaseEnv;
   return new DatabaseReader(new DatabasePools(dataSource, env), env);
 }
+
+/** A managed key limited to `links` (its row in api_keys, theirs in api_key_links); its id. */
+export async function insertLinkScopedKey(
+  dataSource: DataSource,
+  name: string,
+  links: string[],
+): Promise<string> {
+  const [{ id }] = await dataSource.query(
+    `INSERT INTO api_keys (name, prefix, key_hash, is_link_scoped)
+     VALUES ($1, 'lcapi_' || $1, sha256(convert_to($1, 'UTF8')), true) RETURNING id`,
+    [name],
+  );
+  await dataSource.query(
+    'INSERT INTO api_key_links (key_id, link_id) SELECT $1, unnest($2::text[])',
+    [id, links],
+  );
+  return id;
+}
