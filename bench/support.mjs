@@ -118,7 +118,10 @@ function inPodMemory([command, args], port) {
   return ['sh', ['-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'sh', command, ...args]];
 }
 
-/** The image's Node options (Dockerfile `NODE_OPTIONS`): every server of the benches runs with them. */
+/**
+ * The image's Node options (Dockerfile `NODE_OPTIONS`), for the servers whose cost is measured
+ * as the pod runs them (npm run bench and its scenario benches).
+ */
 export const IMAGE_NODE_ARGS = ['--max-old-space-size-percentage=50', '--max-semi-space-size=8'];
 
 /**
