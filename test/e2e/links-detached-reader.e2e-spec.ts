@@ -4,17 +4,18 @@ import { LinksRepository } from '../../src/links/links.repository';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { fetchRaw, Received } from '../support/render-server';
 import { waitFor } from '../support/wait-for';
-import { ShutdownState } from '../../src/health/shutdown-state';
+import { SharedRender } from '../../src/responses/shared-render';
 
 // A streamed body (~100 bytes a link) longer than the socket buffers on both sides hold, so a
 // reader that stops falls far behind one that reads.
 const LINKS = 150_000;
 
-/** A List Links request whose answer is not read until `read()`. */
+/** A List Links request whose answer is not read until `read()`; `abort()` drops it. */
 function pausedGet(url: string) {
   let read = () => {};
+  let abort = () => {};
   const answer = new Promise<Received>((resolve) => {
-    get(url, { headers: AUTH }, (res) => {
+    const req = get(url, { headers: AUTH }, (res) => {
       res.pause();
       read = () => res.resume();
       const chunks: Buffer[] = [];
@@ -29,8 +30,9 @@ function pausedGet(url: string) {
         }),
       );
     }).on('error', () => undefined);
+    abort = () => req.destroy();
   });
-  return { answer, read: () => read() };
+  return { answer, read: () => read(), abort };
 }
 
 // Two requests share a render; one stops reading. The other is not held by it, and the one that
@@ -39,6 +41,10 @@ describe('List Links for a reader that falls behind the one it shares a render w
   let t: TestApp;
   let url: string;
   let renders: jest.SpyInstance;
+  let joins: jest.SpyInstance;
+  // What a test leaves open, released after it whatever its outcome: a render left waiting at
+  // its gate, or a request never read, would keep the app from closing.
+  let leftOpen: (() => void)[] = [];
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -51,13 +57,21 @@ describe('List Links for a reader that falls behind the one it shares a render w
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/data/links`;
   }, 60_000);
   afterAll(() => t.close());
-  beforeEach(() => (renders = jest.spyOn(t.app.get(LinksRepository), 'inOneSnapshot')));
-  afterEach(() => jest.restoreAllMocks());
+  beforeEach(() => {
+    renders = jest.spyOn(t.app.get(LinksRepository), 'inOneSnapshot');
+    joins = jest.spyOn(SharedRender.prototype, 'serve');
+  });
+  afterEach(() => {
+    leftOpen.forEach((release) => release());
+    leftOpen = [];
+    jest.restoreAllMocks();
+  });
 
   const change = () => t.dataSource.query(`UPDATE links SET id = id WHERE id = 'link-000001'`);
 
   /**
-   * Both requests, sharing one render: it starts once both are in, however loaded the machine.
+   * Both requests, sharing one render: it starts once both have joined it, however loaded the
+   * machine (a request counted in flight may not have reached the render yet).
    * The snapshot the one that falls behind goes on from is taken only once `goOn()` is called:
    * its queued bytes may drain into the sockets' buffers before it reads again, and what the
    * list is then must be up to the test, not to the kernel's buffer sizes.
@@ -67,6 +81,7 @@ describe('List Links for a reader that falls behind the one it shares a render w
     const started = new Promise<void>((resolve) => (start = resolve));
     let goOn = () => {};
     const goingOn = new Promise<void>((resolve) => (goOn = resolve));
+    leftOpen.push(start, goOn);
     const inOneSnapshot = LinksRepository.prototype.inOneSnapshot;
     renders
       .mockImplementationOnce(async function (this: LinksRepository, read) {
@@ -78,8 +93,10 @@ describe('List Links for a reader that falls behind the one it shares a render w
         return inOneSnapshot.call(this, read);
       });
     const slow = pausedGet(url);
+    leftOpen.push(slow.abort);
     const fast = fetchRaw(url, AUTH);
-    await waitFor(() => t.app.get(ShutdownState).inFlight === 2, { what: 'both requests in' });
+    await waitFor(() => joins.mock.calls.length === 2, { what: 'both requests joined' });
+    expect(joins.mock.contexts[1] === joins.mock.contexts[0]).toBe(true);
     start();
     return { slow, fast: await fast, goOn };
   }
