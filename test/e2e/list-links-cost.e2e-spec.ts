@@ -4,7 +4,8 @@ import { KEPT_LIST_MAX_BYTES, LinksService } from '../../src/links/links.service
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { expectProblem } from '../support/problem';
 import { waitFor } from '../support/wait-for';
-import { ShutdownState } from '../../src/health/shutdown-state';
+import { WorkLimits } from '../../src/limits/work-limits';
+import { waitingWork } from '../support/work-limits';
 
 // More links than a kept body holds (~100 bytes each): List Links streams them.
 const STREAMED_LINKS = Math.ceil(KEPT_LIST_MAX_BYTES / 80);
@@ -73,7 +74,9 @@ describe('List Links: what a request costs', () => {
     // Another content needs another render: over the cap of one, it waits.
     await change();
     const second = get().then((res) => res);
-    await waitFor(() => t.app.get(ShutdownState).inFlight === 2, { what: 'the second waiting' });
+    await waitFor(() => waitingWork(t.app.get(WorkLimits), 'list_render') === 1, {
+      what: 'the second waiting',
+    });
     // And one more of the same key, while one of it waits already: refused.
     await change();
     const refused = await get().expect(503);

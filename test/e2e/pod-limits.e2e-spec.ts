@@ -7,6 +7,8 @@ import { createTestApp, TestApp } from '../support/create-app';
 import { ShutdownState } from '../../src/health/shutdown-state';
 import { expectProblem } from '../support/problem';
 import { waitFor } from '../support/wait-for';
+import { waitingWork } from '../support/work-limits';
+import { WorkLimits } from '../../src/limits/work-limits';
 
 const KEY_A = { Authorization: 'Bearer test-key-primary' };
 const KEY_B = { Authorization: 'Bearer test-key-rotated' };
@@ -94,7 +96,7 @@ describe('Limits per pod: past a cap a clean 503 or 429, fair between keys', () 
     await blockedQueries(t.dataSource, 1);
     const before = await shedCount(t, 'deep_page');
     const [waiting] = pending(t, deep, KEY_B, 1);
-    await waitFor(() => t.app.get(ShutdownState).inFlight === 2, {
+    await waitFor(() => waitingWork(t.app.get(WorkLimits), 'deep_page') === 1, {
       what: 'the second deep page waiting',
     });
     const third = await server().get(deep).set(KEY_B);
