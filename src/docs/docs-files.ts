@@ -66,19 +66,20 @@ window.onload = async function () {
 `;
 
 /**
- * Everything served under /docs without a key, made once when the app starts and compressed
- * once per encoding in the background (PrecompressedBody): what an anonymous caller can ask
- * for costs a lookup and a write, never a render or a compression of its own.
+ * Everything served under /docs without a key, each file made once and compressed once per
+ * encoding in the background (PrecompressedBody): what an anonymous caller can ask for costs a
+ * lookup and a write, never a render or a compression of its own. The document's files are
+ * made when the app starts; swagger-ui's (2 MB, and their compressed copies) when first asked
+ * for, so a pod whose /docs no one opens never holds them.
  */
 @Injectable()
 export class DocsFiles {
   private readonly files = new Map<string, DocsFile>();
+  private isPrepared = false;
 
-  /** Makes every file from the app's OpenAPI document; until then /docs answers 404. */
+  /** Makes the document's files from the app's OpenAPI document; until then /docs answers 404. */
   prepare(document: OpenAPIObject): void {
-    for (const [name, type] of Object.entries(ASSETS)) {
-      this.add(name, type, readFileSync(join(SWAGGER_UI_DIST, name)));
-    }
+    this.isPrepared = true;
     this.add('', 'text/html; charset=utf-8', page('./docs/'));
     this.add('/', 'text/html; charset=utf-8', page('./'));
     this.add('swagger-ui-init.js', JS, INIT_JS);
@@ -92,13 +93,17 @@ export class DocsFiles {
 
   /** The file at `/docs/<name>` (`''` is `/docs`, `'/'` is `/docs/`), if one is served there. */
   get(name: string): DocsFile | undefined {
-    return this.files.get(name);
+    const file = this.files.get(name);
+    if (file || !this.isPrepared || !Object.hasOwn(ASSETS, name)) return file;
+    return this.add(name, ASSETS[name], readFileSync(join(SWAGGER_UI_DIST, name)));
   }
 
-  private add(name: string, type: string, content: string | Buffer): void {
+  private add(name: string, type: string, content: string | Buffer): DocsFile {
     const bytes = Buffer.from(content);
     const body = new PrecompressedBody(bytes);
     if (!type.startsWith('image/')) body.compressAhead();
-    this.files.set(name, { type, etag: etag(bytes, { weak: true }), body });
+    const file = { type, etag: etag(bytes, { weak: true }), body };
+    this.files.set(name, file);
+    return file;
   }
 }
