@@ -19,6 +19,8 @@ import { InFlightRequests } from '../limits/in-flight-requests';
 import { routeFlag } from '../requests/route-flag';
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
+// The name of the one throttler (ThrottlerModule's default).
+const THROTTLER = 'default';
 
 /**
  * Runs before authentication: a valid key draws on its own budget (RATE_LIMIT_PER_KEY), any
@@ -27,7 +29,6 @@ export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  protected override headerPrefix = 'RateLimit';
   private readonly isSkipped: (context: ExecutionContext) => boolean;
 
   constructor(
@@ -39,22 +40,20 @@ export class RateLimitGuard extends ThrottlerGuard {
     private readonly inFlight: InFlightRequests,
   ) {
     super(options, storage, reflector);
-    // The one throttler's name is `default`.
-    this.isSkipped = routeFlag(reflector, `${THROTTLER_SKIP}default`);
-  }
-
-  protected override async throwThrottlingException(): Promise<void> {
-    throw new ThrottlerException(RATE_LIMITED);
+    this.isSkipped = routeFlag(reflector, `${THROTTLER_SKIP}${THROTTLER}`);
   }
 
   /**
    * The base class reads, on every request and for every throttler, whether the route skips
-   * throttling and five per-route options (limit, ttl, …) this app never sets: one throttler,
-   * one budget per caller. Only @SkipThrottle is read, once per route.
+   * throttling and five per-route options (limit, ttl, …) this app never sets, then sets its
+   * headers through Express's `res.header`: one throttler here, one budget per caller, its
+   * storage drawn on directly. Only @SkipThrottle is read, once per route.
    */
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.isSkipped(context)) return true;
-    const request = context.switchToHttp().getRequest<Request>();
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
     const caller = await this.verifier.callerOf(request);
     // An IPv6 client is tracked by its /64, which one machine usually holds whole.
     const tracker = caller
@@ -62,29 +61,25 @@ export class RateLimitGuard extends ThrottlerGuard {
       : `ip:${normalizeIp(request.ip ?? 'unknown', DEFAULT_IPV6_SUBNET_PREFIX)}`;
     const limit = caller ? this.env.RATE_LIMIT_PER_KEY : this.env.RATE_LIMIT_PER_IP;
     const ttl = this.env.RATE_LIMIT_WINDOW_MS;
-    try {
-      await this.handleRequest({
-        context,
-        throttler: this.throttlers[0],
+    const { totalHits, timeToExpire, isBlocked, timeToBlockExpire } =
+      await this.storageService.increment(
+        `ratelimit:${THROTTLER}:${tracker}`,
+        ttl,
         limit,
         ttl,
-        blockDuration: ttl,
-        getTracker: () => tracker,
-        generateKey: (_context: ExecutionContext, trackerName: string, throttler: string) =>
-          `ratelimit:${throttler}:${trackerName}`,
-      });
-    } catch (error) {
-      if (!(error instanceof ThrottlerException)) throw error;
-      // The 429 carries the RateLimit-* headers too (the base class sets only Retry-After).
-      const response = context.switchToHttp().getResponse<Response>();
-      response.setHeader(`${this.headerPrefix}-Limit`, limit);
-      response.setHeader(`${this.headerPrefix}-Remaining`, 0);
-      response.setHeader(`${this.headerPrefix}-Reset`, response.getHeader('Retry-After') ?? 1);
-      throw error;
+        THROTTLER,
+      );
+    response.setHeader('RateLimit-Limit', String(limit));
+    if (isBlocked) {
+      response.setHeader('RateLimit-Remaining', '0');
+      response.setHeader('RateLimit-Reset', String(timeToBlockExpire));
+      response.setHeader('Retry-After', String(timeToBlockExpire));
+      throw new ThrottlerException(RATE_LIMITED);
     }
+    response.setHeader('RateLimit-Remaining', String(Math.max(0, limit - totalHits)));
+    response.setHeader('RateLimit-Reset', String(timeToExpire));
     // Within its budget, a key still has only so many requests answered at once.
     if (caller) {
-      const response = context.switchToHttp().getResponse<Response>();
       const refusal = this.inFlight.admitForKey(response, caller.keyId);
       if (refusal !== undefined) {
         response.setHeader('Retry-After', String(retryAfterWhenBusy()));
