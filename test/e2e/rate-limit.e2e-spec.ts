@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Reflector } from '@nestjs/core';
 import request from 'supertest';
 import { ApiKeyCommands } from '../../src/api-keys/api-key-commands';
+import { RATE_LIMIT_STORAGE } from '../../src/rate-limit/rate-limit.guard';
 import { createTestApp, TestApp } from '../support/create-app';
 import { OpenApiChecker } from '../support/openapi';
 import { expectProblem } from '../support/problem';
@@ -58,6 +60,20 @@ describe('Rate limits, in memory', () => {
     new OpenApiChecker(openApiDocument).expectValid(res, '/api/data/links');
     // Another key is not starved by the first.
     expectHeaders(await get('Bearer test-key-rotated').expect(200), PER_KEY, PER_KEY - 1);
+  });
+
+  // The counters' names are shared with other pods through Redis, old and new during a rollout.
+  it("counts a key under one name, its id's, the same in every version", async () => {
+    const increments = jest.spyOn(t.app.get(RATE_LIMIT_STORAGE), 'increment');
+    try {
+      await get('Bearer test-key-rotated');
+      const keyId = `env-${createHash('sha256').update('test-key-rotated').digest('hex').slice(0, 8)}`;
+      expect(increments.mock.calls).toEqual([
+        [`ratelimit:default:key:${keyId}`, 60000, PER_KEY, 60000, 'default'],
+      ]);
+    } finally {
+      increments.mockRestore();
+    }
   });
 
   it('limits a database key by its id', async () => {
