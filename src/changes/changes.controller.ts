@@ -1,5 +1,5 @@
-import { ServerResponse } from 'node:http';
-import { Controller, Get, Header, Query, Res } from '@nestjs/common';
+import { Controller, Get, Header, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   ApiErrorResponses,
@@ -13,7 +13,7 @@ import { StrictQueryPipe } from '../query/strict-query.pipe';
 import { Caller } from '../auth/caller.decorator';
 import { ApiCaller } from '../api-keys/api-key-verifier';
 import { renderChangesPage } from './changes.renderer';
-import { ChangesService } from './changes.service';
+import { ChangesPage, ChangesService } from './changes.service';
 import { ClientChangesResponse, LinkChangesResponse } from './dto/changes-page.response';
 import { ClientChangesQuery, LinkChangesQuery } from './dto/changes.query';
 import { CLIENT_CHANGES_EXAMPLE, LINK_CHANGES_EXAMPLE } from './dto/changes.examples';
@@ -23,6 +23,13 @@ const FEED_NOTE =
   'Without cursor the feed starts at the beginning: a full copy, soft-deleted rows included. ' +
   'Rows are served only up to a safe point, so no change is ever skipped. Hard deletes are not reported. ' +
   'With wait, a caught-up poll is held until a change is served or wait seconds pass (long polling).';
+
+/** A page, as every poll that shares it is sent it (renderChangesPage). */
+async function send(req: Request, res: Response, page: ChangesPage): Promise<void> {
+  const { body, etag } = renderChangesPage(page);
+  res.setHeader('ETag', etag);
+  await body.send(req, res);
+}
 
 @ApiTags('changes')
 @RequiresOperation('changes:read')
@@ -51,10 +58,11 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
   @Header('Content-Type', 'application/json; charset=utf-8')
   async clients(
     @Query(StrictQueryPipe) query: ClientChangesQuery,
-    @Res({ passthrough: true }) res: ServerResponse,
+    @Req() req: Request,
+    @Res() res: Response,
     @Caller() caller: ApiCaller,
-  ): Promise<string> {
-    return renderChangesPage(await this.changes.clients(query, res, caller));
+  ): Promise<void> {
+    await send(req, res, await this.changes.clients(query, res, caller));
   }
 
   @Get('links')
@@ -76,9 +84,10 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
   @Header('Content-Type', 'application/json; charset=utf-8')
   async links(
     @Query(StrictQueryPipe) query: LinkChangesQuery,
-    @Res({ passthrough: true }) res: ServerResponse,
+    @Req() req: Request,
+    @Res() res: Response,
     @Caller() caller: ApiCaller,
-  ): Promise<string> {
-    return renderChangesPage(await this.changes.links(query, res, caller));
+  ): Promise<void> {
+    await send(req, res, await this.changes.links(query, res, caller));
   }
 }

@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import { Pool } from 'pg';
 import { SAFE_POINT_QUERY, TAIL_QUERY } from '../../src/changes/changes.repository';
 import { DatabaseReader } from '../../src/database/database-reader';
@@ -9,6 +10,7 @@ import {
   caughtUp,
   emptyPage,
   feedPath,
+  KEY,
   metric,
   pause,
   startApp,
@@ -27,7 +29,7 @@ const readsOf = (queries: jest.SpyInstance) =>
 // docs/api.md "Change feeds": `wait` holds a caught-up poll until a change is served.
 describe('Long polling of the change feeds', () => {
   let t: TestApp;
-  let get: (path: string) => Promise<Answer>;
+  let get: (path: string, headers?: Record<string, string>) => Promise<Answer>;
   let writers: Pool;
   let inserted = 0;
   const insertClient = (linkId = 'link-a') =>
@@ -195,6 +197,40 @@ describe('Long polling of the change feeds', () => {
     queries.mockRestore();
   });
 
+  it('sends polls woken together one body, tagged and compressed once for all', async () => {
+    const cursor = await caughtUp(get, 'clients');
+    const gzip = { ...KEY, 'Accept-Encoding': 'gzip' };
+    const answers = Array.from({ length: 20 }, () =>
+      get(feedPath('clients', cursor, 'wait=20'), gzip),
+    );
+    await waitingPolls(t, 20);
+    // Whole (zlib.gzip) or as a stream (`compression`'s zlib.createGzip, read-only: wrapped).
+    const wholes = jest.spyOn(zlib, 'gzip');
+    const { createGzip } = zlib;
+    let streams = 0;
+    Object.defineProperty(zlib, 'createGzip', {
+      configurable: true,
+      value: (...args: Parameters<typeof createGzip>) => (streams++, createGzip(...args)),
+    });
+    // Rows enough for a body past the size compressed (1 KiB), in one commit.
+    await writers.query(
+      `INSERT INTO clients (id, link_id, status)
+       SELECT 'batch-' || g, 'link-a', 'new' FROM generate_series(1, 20) AS g`,
+    );
+    const received = await Promise.all(answers);
+    for (const res of received) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-encoding')).toBe('gzip');
+      expect(res.body).toEqual(received[0].body);
+      expect(res.headers.get('etag')).toBe(received[0].headers.get('etag'));
+    }
+    expect(received[0].body.data).toHaveLength(20);
+    const made = { wholes: wholes.mock.calls.length, streams };
+    Object.defineProperty(zlib, 'createGzip', { configurable: true, value: createGzip });
+    wholes.mockRestore();
+    expect(made).toEqual({ wholes: 1, streams: 0 });
+  });
+
   it('answers every waiting poll at once on SIGTERM, with its own cursor', async () => {
     const cursor = await caughtUp(get, 'clients');
     const answers = [1, 2, 3].map(() => get(feedPath('clients', cursor, 'wait=20&limit=5')));
@@ -309,7 +345,7 @@ describe('Long polling beside another tenant', () => {
 
 describe('Long polling past the cap of waiting polls', () => {
   let t: TestApp;
-  let get: (path: string) => Promise<Answer>;
+  let get: (path: string, headers?: Record<string, string>) => Promise<Answer>;
 
   beforeAll(async () => {
     ({ t, get } = await startApp({
@@ -367,7 +403,7 @@ describe('Long polling: the waiting polls of one key', () => {
 describe('Long polling when the database stops answering the watcher', () => {
   const proxy = new TcpProxy('127.0.0.1', Number(new URL(process.env.DATABASE_URL!).port || 5432));
   let t: TestApp;
-  let get: (path: string) => Promise<Answer>;
+  let get: (path: string, headers?: Record<string, string>) => Promise<Answer>;
 
   beforeAll(async () => {
     await proxy.up();

@@ -5,7 +5,7 @@ import { isoMicros, printedTimestamp } from '../../src/database/printed-timestam
 import { createTestApp, TestApp, TestAppOptions } from './create-app';
 import { waitFor } from './wait-for';
 
-const KEY = { Authorization: 'Bearer test-key-primary' };
+export const KEY = { Authorization: 'Bearer test-key-primary' };
 // What the long-polling specs share: an app on a port, feed paths, metrics.
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
