@@ -24,18 +24,24 @@ export const backlogOf = (res: ServerResponse): Backlog => ({
 });
 
 /** Whether the client took any of the response between the two backlogs. */
+// Samples in a stall: a reader that took nothing in this many in a row has stopped.
+const STALL_SAMPLES = 4;
+
 export const hasTaken = (before: Backlog, after: Backlog): boolean =>
   after.pending < before.pending || after.queued < before.queued;
 
 /**
  * Resolves true once one of `responses` can take more (drained, or closed), or false once none
  * of them has taken a byte for `stallMs`: a slow reader keeps taking some, one that stopped
- * takes none.
+ * takes none. The stall is counted in samples, each after the event loop has heard from the
+ * sockets, never in wall time: when the whole process stood still (a pause of the machine, a
+ * long collection), the first sample after it comes before the sockets are read, and would take
+ * every reader for stalled.
  */
 export function firstReady(responses: ServerResponse[], stallMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     let backlogs = responses.map(backlogOf);
-    let lastTaken = performance.now();
+    let stillSamples = 0;
     const settle = (isReady: boolean) => {
       clearInterval(sampler);
       for (const res of responses) {
@@ -47,10 +53,11 @@ export function firstReady(responses: ServerResponse[], stallMs: number): Promis
     const ready = () => settle(true);
     const sampler = setInterval(() => {
       const now = responses.map(backlogOf);
-      if (now.some((backlog, i) => hasTaken(backlogs[i], backlog))) lastTaken = performance.now();
+      const isTaking = now.some((backlog, i) => hasTaken(backlogs[i], backlog));
       backlogs = now;
-      if (performance.now() - lastTaken >= stallMs) settle(false);
-    }, stallMs / 4);
+      stillSamples = isTaking ? 0 : stillSamples + 1;
+      if (stillSamples >= STALL_SAMPLES) settle(false);
+    }, stallMs / STALL_SAMPLES);
     for (const res of responses) {
       res.once('drain', ready);
       res.once('close', ready);

@@ -3,7 +3,13 @@ import { get, IncomingMessage } from 'node:http';
 import zlib from 'node:zlib';
 import { fetchRaw, renderServer, RenderServer } from '../../test/support/render-server';
 import { SharedRender } from './shared-render';
-import { Detached, DETACH_BEHIND_BYTES, EVERY_RECEIVER_LEFT, goingOnAlone } from './streamed-body';
+import {
+  Detached,
+  DETACH_BEHIND_BYTES,
+  EVERY_RECEIVER_LEFT,
+  goingOnAlone,
+  READER_STALL_MS,
+} from './streamed-body';
 
 const PIECE_BYTES = 256 * 1024;
 
@@ -26,6 +32,12 @@ function pausedRequest(url: string, encoding: string) {
     request.on('error', () => undefined);
   });
   return { body, read: () => response?.resume(), cut: () => response?.destroy() };
+}
+
+/** Blocks the event loop, as a pause of the machine or a long collection would. */
+function standStill(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
 }
 
 const decoded = (encoding: string, body: Buffer) =>
@@ -80,6 +92,26 @@ describe('StreamedBody', () => {
     // It held at most what the socket's buffers take, and goes on after the last piece it got.
     expect(written).toBeLessThan(pieces.length / 2);
     expect(detached.map(({ resume }) => resume)).toEqual([written]);
+  }, 20_000);
+
+  it('keeps a reader that reads again through a pause of the whole process (not its stall)', async () => {
+    const reader = pausedReader('identity');
+    await served.joined(1);
+    const pieces = piecesOf(32);
+    const writing = (async () => {
+      for (const [i, piece] of pieces.entries()) await render.write(piece, i);
+      render.end();
+    })();
+    // While the render waits for it, the reader reads again, and the process stands still past
+    // READER_STALL_MS before the sockets are heard from.
+    await new Promise((resolve) => setTimeout(resolve, READER_STALL_MS / 3));
+    reader.read();
+    standStill(READER_STALL_MS * 1.5);
+    await writing;
+    expect(detached).toEqual([]);
+    const answer = await reader.body;
+    expect(answer.complete).toBe(true);
+    expect(answer.body.equals(Buffer.from(pieces.join('')))).toBe(true);
   }, 20_000);
 
   it.each(['identity', 'gzip', 'deflate', 'br'])(
