@@ -23,10 +23,10 @@ export const backlogOf = (res: ServerResponse): Backlog => ({
   queued: queuedBytes(res),
 });
 
-/** Whether the client took any of the response between the two backlogs. */
 // Samples in a stall: a reader that took nothing in this many in a row has stopped.
 const STALL_SAMPLES = 4;
 
+/** Whether the client took any of the response between the two backlogs. */
 export const hasTaken = (before: Backlog, after: Backlog): boolean =>
   after.pending < before.pending || after.queued < before.queued;
 
