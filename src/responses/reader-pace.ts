@@ -1,5 +1,6 @@
 import { ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
+import { setImmediate as checkPhase } from 'node:timers/promises';
 
 /** What of a response its client has not taken yet. */
 export interface Backlog {
@@ -80,4 +81,14 @@ export function drained(res: ServerResponse | Writable): Promise<boolean> {
     res.once('drain', onDrain);
     res.once('close', onClose);
   });
+}
+
+/**
+ * Resolves once the event loop has polled every socket since the call: an immediate runs in
+ * the check phase of this turn, which may follow no poll since; one set from it runs in the next
+ * turn's, after its poll.
+ */
+export async function socketsPolled(): Promise<void> {
+  await checkPhase();
+  await checkPhase();
 }

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { get, IncomingMessage } from 'node:http';
+import { Writable } from 'node:stream';
 import zlib from 'node:zlib';
 import { fetchRaw, renderServer, RenderServer } from '../../test/support/render-server';
+import { Receiver } from './encoded-copies';
 import { SharedRender } from './shared-render';
 import {
   Detached,
@@ -9,6 +11,7 @@ import {
   EVERY_RECEIVER_LEFT,
   goingOnAlone,
   READER_STALL_MS,
+  StreamedBody,
 } from './streamed-body';
 
 const PIECE_BYTES = 256 * 1024;
@@ -38,6 +41,23 @@ function pausedRequest(url: string, encoding: string) {
 function standStill(ms: number): void {
   const until = performance.now() + ms;
   while (performance.now() < until);
+}
+
+/**
+ * A receiver whose connection takes each piece `taking` — at once (a kernel buffer with room,
+ * up to `roomBytes`; then nothing), or a turn of the event loop later (a client that reads).
+ */
+function receiverTaking(taking: 'at once' | 'a turn later', roomBytes = Infinity): Receiver {
+  let took = 0;
+  const res = new Writable({
+    highWaterMark: 16 * 1024,
+    write(chunk: Buffer, _encoding, callback) {
+      if (taking === 'a turn later') return void setImmediate(callback);
+      took += chunk.length;
+      if (took <= roomBytes) callback();
+    },
+  });
+  return { res, resolve: () => undefined, reject: () => undefined } as unknown as Receiver;
 }
 
 const decoded = (encoding: string, body: Buffer) =>
@@ -113,6 +133,19 @@ describe('StreamedBody', () => {
     expect(answer.complete).toBe(true);
     expect(answer.body.equals(Buffer.from(pieces.join('')))).toBe(true);
   }, 20_000);
+
+  it('paces to a reader that reads, not to a kernel buffer that takes pieces without a turn of the loop', async () => {
+    // A stopped client's socket takes what its kernel buffers hold with no turn of the event
+    // loop; a reading client's bytes move only when the loop polls its socket.
+    const reading = receiverTaking('a turn later');
+    const stopped = receiverTaking('at once', 4 * DETACH_BEHIND_BYTES);
+    const detachedHere: Receiver[] = [];
+    const body = new StreamedBody<number>([stopped, reading], ({ receiver }) =>
+      detachedHere.push(receiver),
+    );
+    for (const [i, piece] of piecesOf(64).entries()) await body.write(Buffer.from(piece), i);
+    expect(detachedHere).toEqual([stopped]);
+  });
 
   it.each(['identity', 'gzip', 'deflate', 'br'])(
     'goes on without a %s reader that stopped, which then goes on alone to the same body',

@@ -1,5 +1,5 @@
 import { compress, EncodedCopy, ownCopy, Receiver } from './encoded-copies';
-import { drained, firstReady } from './reader-pace';
+import { drained, firstReady, socketsPolled } from './reader-pace';
 
 /**
  * How far, in bytes waiting in the server, a reader may fall behind the fastest one before it is
@@ -80,8 +80,13 @@ export class StreamedBody<R> {
     return this.attached.size > 0;
   }
 
-  /** Waits for the fastest reader, detaching those far behind it, or all when none reads. */
+  /**
+   * Waits for the fastest reader, detaching those far behind it, or all when none reads. Each
+   * reader's socket is polled first: a socket whose kernel buffers have room drains with no turn
+   * of the event loop, and would set a pace no reader could keep.
+   */
   private async paced(): Promise<void> {
+    await socketsPolled();
     for (;;) {
       const responses = [...this.attached.keys()].map(({ res }) => res);
       if (responses.length === 0 || responses.some((res) => !res.writableNeedDrain)) break;
