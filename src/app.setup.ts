@@ -12,9 +12,10 @@ import { routeUndecodableSegments } from './requests/undecodable-path';
 import { HttpEnv } from './config/http.env';
 import { ShutdownState } from './health/shutdown-state';
 import { isDataPath, useIfNoneMatchFreshness } from './responses/caching';
-import { compressionMiddleware } from './responses/compression';
+import { COMPRESSIONS_AT_ONCE, compressionMiddleware } from './responses/compression';
 import { HttpMetrics } from './metrics/http-metrics';
 import { InFlightRequests } from './limits/in-flight-requests';
+import { FairSlots } from './limits/fair-slots';
 import { buildOpenApiDocument } from './openapi/openapi';
 import { DocsFiles } from './docs/docs-files';
 import { responseHeaders } from './responses/response-headers';
@@ -39,6 +40,10 @@ export function configureApp(app: NestExpressApplication): void {
   const shutdown = app.get(ShutdownState);
   const inFlight = app.get(InFlightRequests);
   const isTimed = http.SERVER_TIMING;
+  const compressions = new FairSlots(COMPRESSIONS_AT_ONCE, Infinity);
+  const compressBodies = compressionMiddleware((res) =>
+    compressions.acquireInTurn(inFlight.keyOf(res) ?? ''),
+  );
   // What every request goes through before routing, none of which answers it, as one
   // middleware: each Express middleware is a step of the router, with its path match.
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -67,7 +72,7 @@ export function configureApp(app: NestExpressApplication): void {
     inFlight.admit(req, res, () => {
       closeIfBodyMayGoUnread(req, res);
       routeUndecodableSegments(req);
-      const route = () => responseHeaders(req, res, () => compressionMiddleware(req, res, next));
+      const route = () => responseHeaders(req, res, () => compressBodies(req, res, next));
       if (isTimed && isDataPath(req.url)) withServerTiming(res, startedAt, route);
       else route();
     });

@@ -1,6 +1,6 @@
 import zlib from 'node:zlib';
 import compression from 'compression';
-import { NextFunction, Request, RequestHandler, Response } from 'express';
+import { Request, RequestHandler, Response } from 'express';
 import Negotiator from 'negotiator';
 
 /** Bodies of this many bytes or fewer are sent as they are: compressing them gains nothing. */
@@ -11,22 +11,69 @@ export const BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]:
 
 export type Encoding = 'br' | 'gzip' | 'deflate';
 
-// `compression` compresses a body whose length is at least its threshold.
-const compressBodies: RequestHandler = compression({
-  threshold: COMPRESSION_MIN_EXCLUSIVE_BYTES + 1,
-  brotli: BROTLI_OPTIONS,
-});
+/**
+ * Compressions at once: libuv's thread pool runs four, so more would only hold their zlib state
+ * (a few hundred KB each) while they wait there.
+ */
+export const COMPRESSIONS_AT_ONCE = 4;
+
+/** A turn to compress, for the response's caller; the release is called once it is done. */
+export type CompressionTurn = (res: Response) => Promise<() => void>;
 
 /**
- * Compression for callers that accept an encoding. `compression` wraps every response's
- * writes to decide at its headers; a caller without Accept-Encoding is sent the body as it is
- * anyway, so its responses skip that work. They still say `Vary: Accept-Encoding`: every
- * response does (responseHeaders). A response that already has a Content-Encoding (a body
- * compressed ahead, or once for many responses) is left as it is.
+ * Compression for callers that accept an encoding, as `compression` would choose it
+ * (encodingFor), of each body sent whole by one `res.end`, which is how every response not
+ * compressed ahead is sent. The body is compressed whole in the thread pool in its caller's turn
+ * (`turn`, COMPRESSIONS_AT_ONCE at once), then sent with its length: a zlib state lives only while
+ * it compresses, never while a slow client reads, so 256 compressed pages at once hold four states,
+ * not 256. A response that already has a Content-Encoding (a body compressed ahead, or once for
+ * many responses), or was written in pieces, is left as it is. A caller without Accept-Encoding
+ * skips this; its responses still say `Vary: Accept-Encoding` (responseHeaders).
  */
-export function compressionMiddleware(req: Request, res: Response, next: NextFunction): void {
-  if (req.headers['accept-encoding'] === undefined) next();
-  else compressBodies(req, res, next);
+export function compressionMiddleware(turn: CompressionTurn): RequestHandler {
+  return (req, res, next) => {
+    if (req.headers['accept-encoding'] !== undefined) compressWholeBody(req, res, turn);
+    next();
+  };
+}
+
+function compressWholeBody(req: Request, res: Response, turn: CompressionTurn): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]) => {
+    const [chunk, encodingOrDone] = args;
+    const done = args.find((arg) => typeof arg === 'function');
+    if (res.headersSent || res.hasHeader('Content-Encoding')) return end(...args);
+    if (typeof chunk !== 'string' && !Buffer.isBuffer(chunk)) return end(...args);
+    const charset =
+      typeof encodingOrDone === 'string' ? (encodingOrDone as BufferEncoding) : 'utf8';
+    const body = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk, charset);
+    const encoding = encodingFor(req, res, body.length);
+    if (encoding === undefined) return end(...args);
+    void compressInTurn(res, turn, encoding, body).then(
+      (compressed) => {
+        res.setHeader('Content-Encoding', encoding);
+        res.setHeader('Content-Length', compressed.length);
+        end(compressed, done);
+      },
+      // zlib failed: the body goes as it is, which every caller accepts.
+      () => end(body, done),
+    );
+    return res;
+  }) as Response['end'];
+}
+
+async function compressInTurn(
+  res: Response,
+  turn: CompressionTurn,
+  encoding: Encoding,
+  body: Buffer,
+): Promise<Buffer> {
+  const release = await turn(res);
+  try {
+    return await compress(encoding, body);
+  } finally {
+    release();
+  }
 }
 
 // The choice `compression` makes, with the same candidates and the same preference among

@@ -3,6 +3,7 @@ import { request as httpRequest, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import zlib, { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import request from 'supertest';
+import { COMPRESSIONS_AT_ONCE } from '../../src/responses/compression';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { clearTables, insertClients, insertLinks } from '../support/fixtures';
 import { waitFor } from '../support/wait-for';
@@ -237,6 +238,88 @@ describe('Conditional requests, caching headers and compression', () => {
       expect(sent.equals(identity)).toBe(true);
       expect(Number(list.headers['content-length'])).toBe(list.body.length);
       expect(list.headers.vary).toBe('Authorization, Accept-Encoding');
+    });
+
+    // Each compression holds a zlib state (a few hundred KB): pages asked for at once must not
+    // hold one each, nor keep one while their client reads.
+    it('compresses pages asked for at once whole, a few at a time, and sends each with its length', async () => {
+      await clearTables(t.dataSource);
+      await insertLinks(t.dataSource, [{ id: 'link-1' }]);
+      const clients = Array.from({ length: 200 }, (_, i) => ({
+        id: `client-${i}`,
+        linkId: 'link-1',
+      }));
+      await insertClients(
+        t.dataSource,
+        clients.map((client) => ({ ...client, status: 'new' })),
+      );
+      const paths = Array.from(
+        { length: 40 },
+        (_, i) => `/api/data/clients?limit=20&page=${(i % 10) + 1}`,
+      );
+      const identities = await Promise.all(
+        paths.map(async (path) => (await raw(server, path, AUTH)).body),
+      );
+      const gzip = zlib.gzip;
+      let running = 0;
+      let most = 0;
+      const wholeBodies = jest.spyOn(zlib, 'gzip').mockImplementation(((
+        body: Buffer,
+        done: (error: Error | null, result: Buffer) => void,
+      ) => {
+        most = Math.max(most, ++running);
+        gzip(body, (error, result) => {
+          running--;
+          done(error, result);
+        });
+      }) as unknown as typeof zlib.gzip);
+      // A zlib stream per response (what `compression` makes), counted: read-only, so wrapped.
+      const { createGzip } = zlib;
+      let streams = 0;
+      Object.defineProperty(zlib, 'createGzip', {
+        configurable: true,
+        value: (...args: Parameters<typeof createGzip>) => (streams++, createGzip(...args)),
+      });
+      try {
+        const asked = { ...AUTH, 'Accept-Encoding': 'gzip' };
+        const answers = await Promise.all(paths.map((path) => raw(server, path, asked)));
+        for (const [i, answer] of answers.entries()) {
+          expect(identities[i].length).toBeGreaterThan(1024);
+          expect(answer.headers['content-encoding']).toBe('gzip');
+          expect(Number(answer.headers['content-length'])).toBe(answer.body.length);
+          expect(gunzipSync(answer.body).equals(identities[i])).toBe(true);
+          expect(answer.headers.etag).toBe(weakEtagOf(identities[i]));
+        }
+        expect(wholeBodies).toHaveBeenCalledTimes(paths.length);
+        expect(most).toBeGreaterThan(0);
+        expect(most).toBeLessThanOrEqual(COMPRESSIONS_AT_ONCE);
+        expect(streams).toBe(0);
+      } finally {
+        wholeBodies.mockRestore();
+        Object.defineProperty(zlib, 'createGzip', { configurable: true, value: createGzip });
+      }
+    });
+
+    it('sends a page as it is when compressing it failed', async () => {
+      await clearTables(t.dataSource);
+      await insertLinks(t.dataSource, [{ id: 'link-1' }]);
+      await insertClients(t.dataSource, [
+        { id: 'x'.padEnd(2000, 'x'), linkId: 'link-1', status: 'new' },
+      ]);
+      const identity = (await raw(server, '/api/data/clients', AUTH)).body;
+      const gzip = jest
+        .spyOn(zlib, 'gzip')
+        .mockImplementation(((_body: Buffer, done: (error: Error) => void) =>
+          done(new Error('zlib failed'))) as unknown as typeof zlib.gzip);
+      try {
+        const res = await raw(server, '/api/data/clients', { ...AUTH, 'Accept-Encoding': 'gzip' });
+        expect(res.status).toBe(200);
+        expect(res.headers['content-encoding']).toBeUndefined();
+        expect(res.body.equals(identity)).toBe(true);
+        expect(Number(res.headers['content-length'])).toBe(identity.length);
+      } finally {
+        gzip.mockRestore();
+      }
     });
 
     it('answers an error without the ETag or encoding of the body it could not send', async () => {
