@@ -81,12 +81,18 @@ async function caughtUpCursor(port) {
   return cursor;
 }
 
-/** A counter or gauge of the server's metrics, summed over its labels. */
-async function metric(metricsPort, name) {
+/** Counters or gauges of the server's metrics, each summed over its labels, from one scrape. */
+async function metrics(metricsPort, ...names) {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+-]+)`, 'gm'))];
-  return values.reduce((sum, [, value]) => sum + Number(value), 0);
+  return names.map((name) =>
+    [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+-]+)`, 'gm'))].reduce(
+      (sum, [, value]) => sum + Number(value),
+      0,
+    ),
+  );
 }
+
+const metric = async (metricsPort, name) => (await metrics(metricsPort, name))[0];
 
 /** The server's peak resident memory so far (VmHWM), in MB. */
 function peakRssMb(pid) {
@@ -94,9 +100,9 @@ function peakRssMb(pid) {
   return match ? Number(match[1]) / 1024 : 0;
 }
 
-/** The event loop's delay p99 since the last scrape (prom-client resets it at each), in ms. */
-const eventLoopP99Ms = async (metricsPort) =>
-  (await metric(metricsPort, 'nodejs_eventloop_lag_p99_seconds')) * 1000;
+// The event loop's delay p99 since the last scrape: prom-client resets it at each, so a phase's
+// figure is read with the phase's other metrics, in the one scrape that ends it.
+const EVENT_LOOP_P99 = 'nodejs_eventloop_lag_p99_seconds';
 
 const podMemory = process.env.BENCH_POD_MEMORY
   ? `, in a memory cgroup of ${Number(process.env.BENCH_POD_MEMORY) / 2 ** 20} MiB`
@@ -235,12 +241,15 @@ async function main() {
     const cpuBefore = cpuMs(pid);
     await sleep(settings.idleSeconds * 1000);
     const idleCpuPercent = ((cpuMs(pid) - cpuBefore) / (settings.idleSeconds * 1000)) * 100;
-    const stillWaiting = await waitingPolls(metricsPort);
+    const [stillWaiting, idleEventLoopP99S] = await metrics(
+      metricsPort,
+      'change_feed_waiting_polls',
+      EVENT_LOOP_P99,
+    );
     log(
       `RSS ${rssBefore.toFixed(1)} → ${rssWaiting.toFixed(1)} MB, idle CPU ${idleCpuPercent.toFixed(2)} %`,
     );
 
-    const idleEventLoopP99Ms = await eventLoopP99Ms(metricsPort);
     const until = performance.now() + settings.writeSeconds * 1000;
     const cpuWriting = cpuMs(pid);
     const [benchCpuWriting, databaseWriting] = [
@@ -267,9 +276,13 @@ async function main() {
     const benchCpuPercent = ((user + system) / 1000 / writingMs) * 100;
     const databaseMs = databaseCpuSince(databaseWriting, await databaseCpu(database.url));
     const databaseCpuPercent = (databaseMs / writingMs) * 100;
-    const wakeUps = (await metric(metricsPort, 'change_feed_wakeups_total')) - wakeUpsWriting;
+    const [wakeUpsAfter, writingEventLoopP99S] = await metrics(
+      metricsPort,
+      'change_feed_wakeups_total',
+      EVENT_LOOP_P99,
+    );
+    const wakeUps = wakeUpsAfter - wakeUpsWriting;
     const rssAfter = rssMb(pid);
-    const writingEventLoopP99Ms = await eventLoopP99Ms(metricsPort);
     const peakRss = peakRssMb(pid);
     consumers.stopped = true;
     agent.destroy();
@@ -281,8 +294,8 @@ async function main() {
       rssWaiting,
       rssAfter,
       peakRss,
-      idleEventLoopP99Ms,
-      writingEventLoopP99Ms,
+      idleEventLoopP99Ms: idleEventLoopP99S * 1000,
+      writingEventLoopP99Ms: writingEventLoopP99S * 1000,
       idleCpuPercent,
       stillWaiting,
       writingCpuPercent,
