@@ -26,8 +26,10 @@ describe('compressionMiddleware', () => {
     res.end(zlib.gzipSync(BODY));
   });
   let server: Server;
-  beforeAll(() => new Promise<void>((resolve) => (server = app.listen(0, '127.0.0.1', resolve))));
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  beforeAll(
+    () => new Promise<void>((resolve) => (server = app.listen(0, '127.0.0.1', () => resolve()))),
+  );
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   /** The response as sent, undecoded, to a request accepting `encoding`. */
   const asSent = (path: string, encoding: string) =>
