@@ -116,7 +116,9 @@ function startWriter(databaseUrl, perSecond) {
           [id],
         ),
       )
-      .then(() => commits++);
+      .then(() => commits++)
+      // A write still running when the writer stops.
+      .catch(() => undefined);
   }, 1000 / perSecond);
   return {
     stop: async () => {

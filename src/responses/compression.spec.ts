@@ -17,6 +17,15 @@ describe('compressionMiddleware', () => {
     res.type('json').setHeader('Content-Length', Buffer.byteLength(BODY));
     res.end(BODY, () => callbacks++);
   });
+  app.get('/ended-twice', (_req, res) => {
+    res.type('json').send(BODY);
+    res.end();
+  });
+  let closed = 0;
+  app.get('/counted', (_req, res) => {
+    res.on('close', () => closed++);
+    res.type('json').send(BODY);
+  });
   app.get('/in-pieces', (_req, res) => {
     res.type('json').write(BODY.slice(0, 2000));
     res.end(BODY.slice(2000));
@@ -51,6 +60,32 @@ describe('compressionMiddleware', () => {
       expect(zlib.gunzipSync(res.body).toString()).toBe(BODY);
     }
     expect(callbacks).toBe(1);
+  });
+
+  it('sends the body of the first end, whatever ends follow it', async () => {
+    const res = await asSent('/ended-twice', 'gzip');
+    expect(res.headers['content-encoding']).toBe('gzip');
+    expect(zlib.gunzipSync(res.body).toString()).toBe(BODY);
+  });
+
+  it('compresses nothing for a client that left while its body waited for a turn', async () => {
+    const held = await turns.acquireInTurn('');
+    const gzip = jest.spyOn(zlib, 'gzip');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const headers = { 'Accept-Encoding': 'gzip' };
+      const left = get({ host: '127.0.0.1', port, path: '/counted', headers, agent: false });
+      left.on('error', () => undefined);
+      while (turns.load.waiting === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      left.destroy();
+      while (closed === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      held();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(gzip).not.toHaveBeenCalled();
+      expect(turns.load).toEqual({ running: 0, waiting: 0 });
+    } finally {
+      gzip.mockRestore();
+    }
   });
 
   it('leaves a body written in pieces, or encoded ahead, as it is', async () => {

@@ -39,7 +39,10 @@ export function compressionMiddleware(turn: CompressionTurn): RequestHandler {
 
 function compressWholeBody(req: Request, res: Response, turn: CompressionTurn): void {
   const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  let isEnding = false;
   res.end = ((...args: unknown[]) => {
+    // Ended already, its body on the way: as Node ignores an end after the first.
+    if (isEnding) return res;
     const [chunk, encodingOrDone] = args;
     const done = args.find((arg) => typeof arg === 'function');
     if (res.headersSent || res.hasHeader('Content-Encoding')) return end(...args);
@@ -49,8 +52,10 @@ function compressWholeBody(req: Request, res: Response, turn: CompressionTurn): 
     const body = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk, charset);
     const encoding = encodingFor(req, res, body.length);
     if (encoding === undefined) return end(...args);
+    isEnding = true;
     void compressInTurn(res, turn, encoding, body).then(
       (compressed) => {
+        if (compressed === undefined) return;
         res.setHeader('Content-Encoding', encoding);
         res.setHeader('Content-Length', compressed.length);
         end(compressed, done);
@@ -62,15 +67,16 @@ function compressWholeBody(req: Request, res: Response, turn: CompressionTurn): 
   }) as Response['end'];
 }
 
+/** The body compressed in the response's turn; undefined when its client left meanwhile. */
 async function compressInTurn(
   res: Response,
   turn: CompressionTurn,
   encoding: Encoding,
   body: Buffer,
-): Promise<Buffer> {
+): Promise<Buffer | undefined> {
   const release = await turn(res);
   try {
-    return await compress(encoding, body);
+    return res.destroyed ? undefined : await compress(encoding, body);
   } finally {
     release();
   }

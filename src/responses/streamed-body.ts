@@ -81,12 +81,12 @@ export class StreamedBody<R> {
   }
 
   /**
-   * Waits for the fastest reader, detaching those far behind it, or all when none reads. Each
-   * reader's socket is polled first: a socket whose kernel buffers have room drains with no turn
-   * of the event loop, and would set a pace no reader could keep.
+   * Waits for the fastest reader, detaching those far behind it, or all when none reads. Readers
+   * compared have their sockets polled first: a socket whose kernel buffers have room drains with
+   * no turn of the event loop, and would set a pace no reader could keep.
    */
   private async paced(): Promise<void> {
-    await socketsPolled();
+    if (this.attached.size > 1) await socketsPolled();
     for (;;) {
       const responses = [...this.attached.keys()].map(({ res }) => res);
       if (responses.length === 0 || responses.some((res) => !res.writableNeedDrain)) break;
