@@ -4,9 +4,8 @@
 // br), each server run with the image's options (in BENCH_POD_MEMORY when set). Measured: the
 // server's peak RSS (VmHWM) and CPU per request. BENCH_SERVER_SCRIPT runs other builds (e.g. one
 // copied aside) for an A/B in one run. Measurements only: prints figures, nothing passes or fails.
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { API_KEY, measure } from './measure.mjs';
+import { API_KEY, measure, peakRssMb } from './measure.mjs';
 import {
   build,
   createDatabase,
@@ -23,9 +22,6 @@ const settings = {
   scripts: (process.env.BENCH_SERVER_SCRIPT ?? 'dist/main.js').split(','),
 };
 const log = (message) => console.log(`[compressed-pages] ${message}`);
-
-const peakRssMb = (pid) =>
-  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
 async function run(script, encoding, databaseUrl) {
   const server = startServer(

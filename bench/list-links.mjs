@@ -7,10 +7,10 @@
 // under BENCH_POD_MEMORY when set, with the image's Node options). Writes
 // bench/results/<stamp>-list-links.md. Measurements only: nothing here passes or fails.
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { API_KEY, cpuMs } from './measure.mjs';
+import { API_KEY, cpuMs, peakRssMb } from './measure.mjs';
 import {
   build,
   createDatabase,
@@ -53,9 +53,6 @@ function copyOnce(url) {
     });
   });
 }
-
-const peakRssMb = (pid) =>
-  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
 /** One List Links request read at full speed: its bytes, seconds and the server's CPU. */
 async function listOnce(server, encoding = 'identity') {

@@ -9,12 +9,20 @@
 // would receive every write).
 // Writes bench/results/<stamp>-long-poll.md. Measurements only: nothing here passes or fails.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { API_KEY, cpuMs, databaseCpu, databaseCpuSince, rssMb } from './measure.mjs';
+import {
+  API_KEY,
+  cpuMs,
+  databaseCpu,
+  databaseCpuSince,
+  peakRssMb,
+  rssMb,
+  scrapeMetrics,
+} from './measure.mjs';
 import {
   build,
   createDatabase,
@@ -81,24 +89,7 @@ async function caughtUpCursor(port) {
   return cursor;
 }
 
-/** Counters or gauges of the server's metrics, each summed over its labels, from one scrape. */
-async function metrics(metricsPort, ...names) {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  return names.map((name) =>
-    [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+-]+)`, 'gm'))].reduce(
-      (sum, [, value]) => sum + Number(value),
-      0,
-    ),
-  );
-}
-
-const metric = async (metricsPort, name) => (await metrics(metricsPort, name))[0];
-
-/** The server's peak resident memory so far (VmHWM), in MB. */
-function peakRssMb(pid) {
-  const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : 0;
-}
+const metric = async (metricsPort, name) => (await scrapeMetrics(metricsPort, name))[0];
 
 // The event loop's delay p99 since the last scrape: prom-client resets it at each, so a phase's
 // figure is read with the phase's other metrics, in the one scrape that ends it.
@@ -241,7 +232,7 @@ async function main() {
     const cpuBefore = cpuMs(pid);
     await sleep(settings.idleSeconds * 1000);
     const idleCpuPercent = ((cpuMs(pid) - cpuBefore) / (settings.idleSeconds * 1000)) * 100;
-    const [stillWaiting, idleEventLoopP99S] = await metrics(
+    const [stillWaiting, idleEventLoopP99S] = await scrapeMetrics(
       metricsPort,
       'change_feed_waiting_polls',
       EVENT_LOOP_P99,
@@ -276,7 +267,7 @@ async function main() {
     const benchCpuPercent = ((user + system) / 1000 / writingMs) * 100;
     const databaseMs = databaseCpuSince(databaseWriting, await databaseCpu(database.url));
     const databaseCpuPercent = (databaseMs / writingMs) * 100;
-    const [wakeUpsAfter, writingEventLoopP99S] = await metrics(
+    const [wakeUpsAfter, writingEventLoopP99S] = await scrapeMetrics(
       metricsPort,
       'change_feed_wakeups_total',
       EVENT_LOOP_P99,

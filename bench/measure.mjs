@@ -38,6 +38,27 @@ export function rssMb(pid) {
   }
 }
 
+/** The peak resident MB of a process so far (VmHWM); 0 once it has exited. */
+export function peakRssMb(pid) {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Counters or gauges of a server's metrics, each summed over its labels, from one scrape. */
+export async function scrapeMetrics(metricsPort, ...names) {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  return names.map((name) =>
+    [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+-]+)`, 'gm'))].reduce(
+      (sum, [, value]) => sum + Number(value),
+      0,
+    ),
+  );
+}
+
 /**
  * CPU milliseconds of every backend of the database, by pid. Only one server is under load at
  * a time, so the difference of two snapshots is that server's database work (a backend that

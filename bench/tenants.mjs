@@ -16,7 +16,7 @@ import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { API_KEY, cpuMs, load, rssMb } from './measure.mjs';
+import { API_KEY, cpuMs, load, rssMb, scrapeMetrics } from './measure.mjs';
 import {
   build,
   createDatabase,
@@ -129,11 +129,7 @@ function startWriter(databaseUrl, perSecond) {
   };
 }
 
-async function metric(metricsPort, name) {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+-]+)`, 'gm'))];
-  return values.reduce((sum, [, value]) => sum + Number(value), 0);
-}
+const metric = async (metricsPort, name) => (await scrapeMetrics(metricsPort, name))[0];
 
 /** The tenant's gets while `phase` runs, with what the server and the polls did meanwhile. */
 async function tenantGets(server, metricsPort, name, polls) {
