@@ -69,6 +69,8 @@ export class ChangesService {
     }
     const gate = this.waitingPolls.gateFor(res);
     const first = await this.page(feed, scope, request, { gate, scope: linkScope });
+    // Many polls may share this read: they go on a batch per turn of the event loop.
+    await this.waitingPolls.turn(res);
     if (first.page.rows.length > 0) return first.page;
     const links = await this.linksFollowed(request, linkScope);
     const later = await this.waitingPolls.wait(

@@ -7,6 +7,7 @@ import { ShutdownState } from '../health/shutdown-state';
 import { ServiceBusyException } from '../errors/service-busy.exception';
 import { ReadGate } from '../database/coalesced-read';
 import { FairSlots } from '../limits/fair-slots';
+import { LoopTurns } from '../limits/loop-turns';
 import { InFlightRequests } from '../limits/in-flight-requests';
 import { SHED_COUNTER } from '../limits/shed-counter';
 import { ChangeWatcher } from './change-watcher';
@@ -20,17 +21,25 @@ import { PollWakeUps, WakeUp } from './poll-wake-ups';
 export type WaitingRead<T> = (wakeUp: WakeUp) => Promise<{ found?: T; readUpTo: string }>;
 
 /**
+ * Answers of waiting polls sent in one turn of the event loop. One change answers every poll
+ * that follows it at once: in batches this size (a few milliseconds of work each), timers,
+ * probes and other requests are served between them.
+ */
+export const ANSWERS_PER_TURN = 16;
+
+/**
  * The long polls of the change feeds waiting on this pod (`wait`, docs/api.md "Change feeds"):
  * each is woken by the change watcher only for a change to its own feed and link, and reads
  * through a gate of its own (MAX_CONCURRENT_POLL_READS, shared fairly between keys), so that
  * however many polls one change wakes, their reads never take the database from ordinary
  * requests. A waiting poll holds no database connection. Each ends with rows, at its deadline,
- * when its client leaves, or at once on SIGTERM.
+ * when its client leaves, or at once on SIGTERM, and is answered in its key's turn (LoopTurns).
  */
 @Injectable()
 export class WaitingPolls implements BeforeApplicationShutdown {
   private readonly waiting = new Set<PollWakeUps>();
   private readonly reads: FairSlots;
+  private readonly answers = new LoopTurns(ANSWERS_PER_TURN);
   private readonly readWaitMs: number;
   private readonly wakeUps: Counter<'feed' | 'cause'>;
   private isClosed = false;
@@ -69,7 +78,7 @@ export class WaitingPolls implements BeforeApplicationShutdown {
 
   /** The gate a long poll's reads pass, in its key's turn. */
   gateFor(res: ServerResponse): ReadGate {
-    const keyId = this.inFlight.keyOf(res) ?? '';
+    const keyId = this.keyOf(res);
     return () =>
       this.reads.acquire(keyId, this.readWaitMs, () => {
         this.shed.inc({ reason: 'poll_reads' });
@@ -80,7 +89,7 @@ export class WaitingPolls implements BeforeApplicationShutdown {
   /**
    * Reads `feed` (limited to `links`) each time it may have changed since `readUpTo`, until a
    * read finds rows (its answer) or `seconds` pass, the client leaves or the pod shuts down
-   * (undefined).
+   * (undefined); resolves in the poll's turn to be answered.
    */
   async wait<T>(
     feed: Feed,
@@ -102,23 +111,39 @@ export class WaitingPolls implements BeforeApplicationShutdown {
     else if (this.watcher.hasChangedSince(readUpTo, feed, links)) {
       poll.tell({ cause: 'change', safePoint: this.watcher.position });
     }
+    let found: T | undefined;
     try {
       let wakeUp: WakeUp | undefined;
-      while ((wakeUp = await poll.next())) {
+      while (found === undefined && (wakeUp = await poll.next())) {
         this.wakeUps.inc({ feed, cause: wakeUp.cause });
-        const { found, readUpTo: reached } = await read(wakeUp);
-        if (found !== undefined) return found;
-        if (reached > poll.readUpTo) poll.readUpTo = reached;
+        const result = await read(wakeUp);
+        found = result.found;
+        if (result.readUpTo > poll.readUpTo) poll.readUpTo = result.readUpTo;
       }
       // Answered for a shutdown: its client reconnects elsewhere (as ShutdownState does).
-      if (this.isClosing && !res.headersSent) res.setHeader('Connection', 'close');
-      return undefined;
+      if (found === undefined && this.isClosing && !res.headersSent) {
+        res.setHeader('Connection', 'close');
+      }
     } finally {
       clearTimeout(deadline);
       res.removeListener('close', end);
       this.waiting.delete(poll);
       if (this.waiting.size === 0) this.watcher.setActive(false);
     }
+    await this.turn(res);
+    return found;
+  }
+
+  /**
+   * Resolves in `res`'s key's turn (LoopTurns): what polls that shared a read do next, ANSWERS_PER_TURN
+   * of them in each turn of the event loop.
+   */
+  turn(res: ServerResponse): Promise<void> {
+    return this.answers.take(this.keyOf(res));
+  }
+
+  private keyOf(res: ServerResponse): string {
+    return this.inFlight.keyOf(res) ?? '';
   }
 
   /** Tests and app.close(): nothing keeps waiting once the app closes. */

@@ -1,6 +1,8 @@
+import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import { Pool } from 'pg';
 import { SAFE_POINT_QUERY, TAIL_QUERY } from '../../src/changes/changes.repository';
+import { ANSWERS_PER_TURN } from '../../src/changes/waiting-polls';
 import { DatabaseReader } from '../../src/database/database-reader';
 import { ShutdownState } from '../../src/health/shutdown-state';
 import { TOO_MANY_WAITING_FOR_KEY } from '../../src/errors/error-texts';
@@ -25,6 +27,31 @@ const BUSY = 'The service is busy; retry after the seconds in Retry-After';
 const WATCHING = [SAFE_POINT_QUERY, TAIL_QUERY];
 const readsOf = (queries: jest.SpyInstance) =>
   queries.mock.calls.filter(([text]) => !WATCHING.includes(text as string));
+
+/** How many responses `server` ended in each turn of the event loop while `run` ran. */
+async function endsPerTurn(server: Server, run: () => Promise<void>): Promise<number[]> {
+  let turn = 0;
+  let isCounting = true;
+  const count = () => {
+    turn++;
+    if (isCounting) setImmediate(count);
+  };
+  setImmediate(count);
+  const endedIn: number[] = [];
+  const onRequest = (_req: IncomingMessage, res: ServerResponse) => {
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.end = ((...args: unknown[]) => (endedIn.push(turn), end(...args))) as typeof res.end;
+  };
+  // First among the listeners: before the app sees the request.
+  server.prependListener('request', onRequest);
+  try {
+    await run();
+  } finally {
+    isCounting = false;
+    server.removeListener('request', onRequest);
+  }
+  return [...new Set(endedIn)].map((n) => endedIn.filter((m) => m === n).length);
+}
 
 // docs/api.md "Change feeds": `wait` holds a caught-up poll until a change is served.
 describe('Long polling of the change feeds', () => {
@@ -195,6 +222,60 @@ describe('Long polling of the change feeds', () => {
     // Woken together, at one position: one page read for the fifty.
     expect(readsOf(queries)).toHaveLength(1);
     queries.mockRestore();
+  });
+
+  it('answers the polls one change wakes a batch per turn of the event loop', async () => {
+    const cursor = await caughtUp(get, 'clients');
+    const polls = 3 * ANSWERS_PER_TURN;
+    const perTurn = await endsPerTurn(t.app.getHttpServer() as Server, async () => {
+      const answers = Array.from({ length: polls }, () =>
+        get(feedPath('clients', cursor, 'wait=20')),
+      );
+      await waitingPolls(t, polls);
+      await insertClient();
+      for (const res of await Promise.all(answers)) expect(res.body.data).toHaveLength(1);
+    });
+    expect(perTurn.reduce((sum, n) => sum + n, 0)).toBe(polls);
+    expect(Math.max(...perTurn)).toBeLessThanOrEqual(ANSWERS_PER_TURN);
+  });
+
+  it('answers the polls that shared a first read with rows a batch per turn too', async () => {
+    const cursor = await caughtUp(get, 'clients');
+    await insertClient();
+    await watcherPastEveryChange(t);
+    const polls = 3 * ANSWERS_PER_TURN;
+    // The first poll's read held until every other has asked: they share the one after it.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const reader = t.app.get(DatabaseReader);
+    const query = reader.query.bind(reader);
+    let isHolding = true;
+    const queries = jest.spyOn(reader, 'query').mockImplementation(async (...args) => {
+      if (isHolding && !WATCHING.includes(args[0])) {
+        isHolding = false;
+        await held;
+      }
+      return query(...args);
+    });
+    const arrived = jest.fn();
+    t.app.getHttpServer().on('request', arrived);
+    try {
+      const perTurn = await endsPerTurn(t.app.getHttpServer() as Server, async () => {
+        const answers = Array.from({ length: polls }, () =>
+          get(feedPath('clients', cursor, 'wait=20')),
+        );
+        await waitFor(() => arrived.mock.calls.length === polls, { what: `${polls} polls` });
+        await pause(300);
+        release();
+        for (const res of await Promise.all(answers)) expect(res.body.data).toHaveLength(1);
+      });
+      expect(perTurn.reduce((sum, n) => sum + n, 0)).toBe(polls);
+      expect(Math.max(...perTurn)).toBeLessThanOrEqual(ANSWERS_PER_TURN);
+    } finally {
+      release();
+      queries.mockRestore();
+      t.app.getHttpServer().removeListener('request', arrived);
+    }
   });
 
   it('sends polls woken together one body, tagged and compressed once for all', async () => {
