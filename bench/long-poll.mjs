@@ -248,6 +248,7 @@ async function main() {
       await databaseCpu(database.url),
     ];
     const wakeUpsWriting = await metric(metricsPort, 'change_feed_wakeups_total');
+    const answeredWriting = consumers.answered;
     const record = (key, at) => commits.set(key, at);
     const background = backgroundWriters(database.url, settings.writeSeconds);
     await Promise.all(
@@ -262,7 +263,9 @@ async function main() {
     )
       await sleep(100);
     const writingMs = settings.writeSeconds * 1000 + (performance.now() - drainStart);
-    const writingCpuPercent = ((cpuMs(pid) - cpuWriting) / writingMs) * 100;
+    const writingCpuMs = cpuMs(pid) - cpuWriting;
+    const writingCpuPercent = (writingCpuMs / writingMs) * 100;
+    const answers = consumers.answered - answeredWriting;
     const { user, system } = process.cpuUsage(benchCpuWriting);
     const benchCpuPercent = ((user + system) / 1000 / writingMs) * 100;
     const databaseMs = databaseCpuSince(databaseWriting, await databaseCpu(database.url));
@@ -290,6 +293,8 @@ async function main() {
       idleCpuPercent,
       stillWaiting,
       writingCpuPercent,
+      answers,
+      cpuUsPerAnswer: (writingCpuMs * 1000) / answers,
       benchCpuPercent,
       databaseCpuPercent,
       wakeUps,
@@ -346,6 +351,7 @@ function render(f) {
     `| deliveries / expected | ${f.deliveries.toLocaleString('en')} / ${f.expected.toLocaleString('en')} (${f.unmatched} unmatched, ${f.errors} errors) |`,
     `| commit-to-consumer p50 / p90 / p99 / max | ${ms(f.p50)} / ${ms(f.p90)} / ${ms(f.p99)} / ${ms(f.max)} |`,
     `| CPU while changes flow: server / PostgreSQL backends / bench (consumers, writers) | ${[f.writingCpuPercent, f.databaseCpuPercent, f.benchCpuPercent].map((p) => `${p.toFixed(0)} %`).join(' / ')} of a core |`,
+    `| answers while changes flow / server CPU per answer | ${f.answers.toLocaleString('en')} / ${Math.round(f.cpuUsPerAnswer)} µs |`,
     `| reads by waiting polls while changes flow (change_feed_wakeups_total) | ${f.wakeUps.toLocaleString('en')} (${(f.wakeUps / f.changes).toFixed(0)} per change) |`,
     `| server RSS after / peak (VmHWM) | ${f.rssAfter.toFixed(1)} MB / ${f.peakRss.toFixed(1)} MB |`,
     `| event-loop delay p99: polls waiting, nothing written / changes flowing | ${f.idleEventLoopP99Ms.toFixed(1)} ms / ${f.writingEventLoopP99Ms.toFixed(1)} ms |`,
