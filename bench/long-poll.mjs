@@ -294,7 +294,7 @@ async function main() {
       stillWaiting,
       writingCpuPercent,
       answers,
-      cpuUsPerAnswer: (writingCpuMs * 1000) / answers,
+      cpuUsPerAnswer: answers > 0 ? (writingCpuMs * 1000) / answers : 0,
       benchCpuPercent,
       databaseCpuPercent,
       wakeUps,

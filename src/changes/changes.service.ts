@@ -68,10 +68,11 @@ export class ChangesService {
       return (await this.page(feed, scope, request, { scope: linkScope })).page;
     }
     const gate = this.waitingPolls.gateFor(res);
-    const first = await this.page(feed, scope, request, { gate, scope: linkScope });
-    // Many polls may share this read: they go on a batch per turn of the event loop.
-    await this.waitingPolls.turn(res);
-    if (first.page.rows.length > 0) return first.page;
+    const first = await this.waitingPolls.inTurn(
+      res,
+      this.page(feed, scope, request, { gate, scope: linkScope }),
+    );
+    if (first.page.rows.length > 0 || this.waitingPolls.isClosing) return first.page;
     const links = await this.linksFollowed(request, linkScope);
     const later = await this.waitingPolls.wait(
       feed,

@@ -21,9 +21,9 @@ import { PollWakeUps, WakeUp } from './poll-wake-ups';
 export type WaitingRead<T> = (wakeUp: WakeUp) => Promise<{ found?: T; readUpTo: string }>;
 
 /**
- * Answers of waiting polls sent in one turn of the event loop. One change answers every poll
- * that follows it at once: in batches this size (a few milliseconds of work each), timers,
- * probes and other requests are served between them.
+ * Long polls that go on from a shared read in one turn of the event loop. One read may answer
+ * thousands of polls (a change wakes every poll that follows it): in batches this size (a few
+ * milliseconds of work each), timers, probes and other requests are served between them.
  */
 export const ANSWERS_PER_TURN = 16;
 
@@ -33,7 +33,7 @@ export const ANSWERS_PER_TURN = 16;
  * through a gate of its own (MAX_CONCURRENT_POLL_READS, shared fairly between keys), so that
  * however many polls one change wakes, their reads never take the database from ordinary
  * requests. A waiting poll holds no database connection. Each ends with rows, at its deadline,
- * when its client leaves, or at once on SIGTERM, and is answered in its key's turn (LoopTurns).
+ * when its client leaves, or at once on SIGTERM, and goes on in its key's turn (LoopTurns).
  */
 @Injectable()
 export class WaitingPolls implements BeforeApplicationShutdown {
@@ -89,7 +89,7 @@ export class WaitingPolls implements BeforeApplicationShutdown {
   /**
    * Reads `feed` (limited to `links`) each time it may have changed since `readUpTo`, until a
    * read finds rows (its answer) or `seconds` pass, the client leaves or the pod shuts down
-   * (undefined); resolves in the poll's turn to be answered.
+   * (undefined); settles in the poll's turn (inTurn).
    */
   async wait<T>(
     feed: Feed,
@@ -100,6 +100,7 @@ export class WaitingPolls implements BeforeApplicationShutdown {
     read: WaitingRead<T>,
   ): Promise<T | undefined> {
     if (this.isClosing || res.closed) return undefined;
+    const key = this.keyOf(res);
     const poll = new PollWakeUps(feed, links, readUpTo);
     const end = () => poll.end();
     const deadline = setTimeout(end, seconds * 1000);
@@ -111,35 +112,43 @@ export class WaitingPolls implements BeforeApplicationShutdown {
     else if (this.watcher.hasChangedSince(readUpTo, feed, links)) {
       poll.tell({ cause: 'change', safePoint: this.watcher.position });
     }
-    let found: T | undefined;
     try {
       let wakeUp: WakeUp | undefined;
-      while (found === undefined && (wakeUp = await poll.next())) {
+      while ((wakeUp = await poll.next())) {
         this.wakeUps.inc({ feed, cause: wakeUp.cause });
-        const result = await read(wakeUp);
-        found = result.found;
-        if (result.readUpTo > poll.readUpTo) poll.readUpTo = result.readUpTo;
+        const { found, readUpTo: reached } = await read(wakeUp);
+        if (found !== undefined) return found;
+        if (reached > poll.readUpTo) poll.readUpTo = reached;
       }
       // Answered for a shutdown: its client reconnects elsewhere (as ShutdownState does).
-      if (found === undefined && this.isClosing && !res.headersSent) {
-        res.setHeader('Connection', 'close');
-      }
+      if (this.isClosing && !res.headersSent) res.setHeader('Connection', 'close');
+      return undefined;
     } finally {
       clearTimeout(deadline);
       res.removeListener('close', end);
       this.waiting.delete(poll);
       if (this.waiting.size === 0) this.watcher.setActive(false);
+      // With rows, without, or failed: the polls that shared a read answer in batches.
+      await this.turnOf(key, res);
     }
-    await this.turn(res);
-    return found;
   }
 
   /**
-   * Resolves in `res`'s key's turn (LoopTurns): what polls that shared a read do next, ANSWERS_PER_TURN
-   * of them in each turn of the event loop.
+   * What `read` settles with (rows or an error), once it is `res`'s key's turn: the requests
+   * that shared a read go on ANSWERS_PER_TURN in a turn of the event loop.
    */
-  turn(res: ServerResponse): Promise<void> {
-    return this.answers.take(this.keyOf(res));
+  async inTurn<T>(res: ServerResponse, read: Promise<T>): Promise<T> {
+    const key = this.keyOf(res);
+    try {
+      return await read;
+    } finally {
+      await this.turnOf(key, res);
+    }
+  }
+
+  /** A client gone is answered by no one: it waits for no turn. */
+  private turnOf(key: string, res: ServerResponse): Promise<void> {
+    return res.closed ? Promise.resolve() : this.answers.take(key);
   }
 
   private keyOf(res: ServerResponse): string {
@@ -151,7 +160,7 @@ export class WaitingPolls implements BeforeApplicationShutdown {
     this.endAll();
   }
 
-  private get isClosing(): boolean {
+  get isClosing(): boolean {
     return this.shutdown.isShuttingDown || this.isClosed;
   }
 

@@ -1,7 +1,12 @@
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import { Pool } from 'pg';
-import { SAFE_POINT_QUERY, TAIL_QUERY } from '../../src/changes/changes.repository';
+import {
+  ChangesRepository,
+  SAFE_POINT_QUERY,
+  TAIL_QUERY,
+} from '../../src/changes/changes.repository';
+import { ServiceBusyException } from '../../src/errors/service-busy.exception';
 import { ANSWERS_PER_TURN } from '../../src/changes/waiting-polls';
 import { DatabaseReader } from '../../src/database/database-reader';
 import { ShutdownState } from '../../src/health/shutdown-state';
@@ -239,44 +244,50 @@ describe('Long polling of the change feeds', () => {
     expect(Math.max(...perTurn)).toBeLessThanOrEqual(ANSWERS_PER_TURN);
   });
 
-  it('answers the polls that shared a first read with rows a batch per turn too', async () => {
-    const cursor = await caughtUp(get, 'clients');
-    await insertClient();
-    await watcherPastEveryChange(t);
-    const polls = 3 * ANSWERS_PER_TURN;
-    // The first poll's read held until every other has asked: they share the one after it.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const reader = t.app.get(DatabaseReader);
-    const query = reader.query.bind(reader);
-    let isHolding = true;
-    const queries = jest.spyOn(reader, 'query').mockImplementation(async (...args) => {
-      if (isHolding && !WATCHING.includes(args[0])) {
-        isHolding = false;
-        await held;
-      }
-      return query(...args);
-    });
-    const arrived = jest.fn();
-    t.app.getHttpServer().on('request', arrived);
-    try {
-      const perTurn = await endsPerTurn(t.app.getHttpServer() as Server, async () => {
-        const answers = Array.from({ length: polls }, () =>
-          get(feedPath('clients', cursor, 'wait=20')),
-        );
-        await waitFor(() => arrived.mock.calls.length === polls, { what: `${polls} polls` });
-        await pause(300);
-        release();
-        for (const res of await Promise.all(answers)) expect(res.body.data).toHaveLength(1);
+  it.each([
+    ['rows', 200],
+    ['a failure', 503],
+  ])(
+    'answers the polls that shared a first read with %s a batch per turn too',
+    async (_, status) => {
+      const cursor = await caughtUp(get, 'clients');
+      await insertClient();
+      await waitFor(async () => (await get(feedPath('clients', cursor, ''))).body.data.length > 0, {
+        what: 'the row before the safe point',
       });
-      expect(perTurn.reduce((sum, n) => sum + n, 0)).toBe(polls);
-      expect(Math.max(...perTurn)).toBeLessThanOrEqual(ANSWERS_PER_TURN);
-    } finally {
-      release();
-      queries.mockRestore();
-      t.app.getHttpServer().removeListener('request', arrived);
-    }
-  });
+      const polls = 3 * ANSWERS_PER_TURN;
+      // The first poll's read held until every other has asked: the others share at most two reads.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const repository = t.app.get(ChangesRepository) as unknown as { readPage: () => unknown };
+      const readPage = repository.readPage.bind(repository);
+      let reads = 0;
+      const shared = jest.spyOn(repository, 'readPage').mockImplementation(async (...args) => {
+        if (++reads === 1) await held;
+        else if (status === 503) throw new ServiceBusyException('poll_reads');
+        return readPage(...(args as []));
+      });
+      const asked = jest.spyOn(t.app.get(ChangesRepository), 'page');
+      try {
+        const perTurn = await endsPerTurn(t.app.getHttpServer() as Server, async () => {
+          const identity = { ...KEY, 'Accept-Encoding': 'identity' };
+          const answers = Array.from({ length: polls }, () =>
+            get(feedPath('clients', cursor, 'wait=20'), identity),
+          );
+          await waitFor(() => asked.mock.calls.length === polls, { what: `${polls} reads asked` });
+          release();
+          const statuses = (await Promise.all(answers)).map((res) => res.status);
+          expect(statuses.slice(1)).toEqual(Array(polls - 1).fill(status));
+        });
+        expect(perTurn.reduce((sum, n) => sum + n, 0)).toBe(polls);
+        expect(Math.max(...perTurn)).toBeLessThanOrEqual(ANSWERS_PER_TURN);
+      } finally {
+        release();
+        shared.mockRestore();
+        asked.mockRestore();
+      }
+    },
+  );
 
   it('sends polls woken together one body, tagged and compressed once for all', async () => {
     const cursor = await caughtUp(get, 'clients');
