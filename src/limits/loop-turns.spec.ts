@@ -1,27 +1,19 @@
+import { countLoopTurns, perTurn } from '../../test/support/loop-turns';
 import { LoopTurns } from './loop-turns';
 
-/** The turn of the event loop each caller resumed in, counted by a loop of immediates. */
+/** The turn of the event loop each caller resumed in. */
 async function turnsOfTakers(turns: LoopTurns, keys: string[]): Promise<Map<string, number[]>> {
-  let turn = 0;
-  let isCounting = true;
-  const count = () => {
-    turn++;
-    if (isCounting) setImmediate(count);
-  };
-  setImmediate(count);
+  const loop = countLoopTurns();
   const resumedIn = new Map<string, number[]>();
   await Promise.all(
     keys.map(async (key) => {
       await turns.take(key);
-      resumedIn.set(key, [...(resumedIn.get(key) ?? []), turn]);
+      resumedIn.set(key, [...(resumedIn.get(key) ?? []), loop.turn()]);
     }),
   );
-  isCounting = false;
+  loop.stop();
   return resumedIn;
 }
-
-const perTurn = (resumedIn: number[]) =>
-  [...new Set(resumedIn)].map((turn) => resumedIn.filter((t) => t === turn).length);
 
 describe('LoopTurns', () => {
   it('lets through at most its batch in a turn, and every caller in the end', async () => {

@@ -24,6 +24,7 @@ import {
   waitingPolls,
   watcherPastEveryChange,
 } from '../support/long-polls';
+import { countLoopTurns, perTurn } from '../support/loop-turns';
 import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
 
@@ -35,27 +36,21 @@ const readsOf = (queries: jest.SpyInstance) =>
 
 /** How many responses `server` ended in each turn of the event loop while `run` ran. */
 async function endsPerTurn(server: Server, run: () => Promise<void>): Promise<number[]> {
-  let turn = 0;
-  let isCounting = true;
-  const count = () => {
-    turn++;
-    if (isCounting) setImmediate(count);
-  };
-  setImmediate(count);
+  const loop = countLoopTurns();
   const endedIn: number[] = [];
   const onRequest = (_req: IncomingMessage, res: ServerResponse) => {
     const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
-    res.end = ((...args: unknown[]) => (endedIn.push(turn), end(...args))) as typeof res.end;
+    res.end = ((...args: unknown[]) => (endedIn.push(loop.turn()), end(...args))) as typeof res.end;
   };
   // First among the listeners: before the app sees the request.
   server.prependListener('request', onRequest);
   try {
     await run();
   } finally {
-    isCounting = false;
+    loop.stop();
     server.removeListener('request', onRequest);
   }
-  return [...new Set(endedIn)].map((n) => endedIn.filter((m) => m === n).length);
+  return perTurn(endedIn);
 }
 
 // docs/api.md "Change feeds": `wait` holds a caught-up poll until a change is served.
@@ -232,7 +227,7 @@ describe('Long polling of the change feeds', () => {
   it('answers the polls one change wakes a batch per turn of the event loop', async () => {
     const cursor = await caughtUp(get, 'clients');
     const polls = 3 * ANSWERS_PER_TURN;
-    const perTurn = await endsPerTurn(t.app.getHttpServer() as Server, async () => {
+    const ends = await endsPerTurn(t.app.getHttpServer() as Server, async () => {
       const answers = Array.from({ length: polls }, () =>
         get(feedPath('clients', cursor, 'wait=20')),
       );
@@ -240,8 +235,8 @@ describe('Long polling of the change feeds', () => {
       await insertClient();
       for (const res of await Promise.all(answers)) expect(res.body.data).toHaveLength(1);
     });
-    expect(perTurn.reduce((sum, n) => sum + n, 0)).toBe(polls);
-    expect(Math.max(...perTurn)).toBeLessThanOrEqual(ANSWERS_PER_TURN);
+    expect(ends.reduce((sum, n) => sum + n, 0)).toBe(polls);
+    expect(Math.max(...ends)).toBeLessThanOrEqual(ANSWERS_PER_TURN);
   });
 
   it.each([
@@ -269,7 +264,7 @@ describe('Long polling of the change feeds', () => {
       });
       const asked = jest.spyOn(t.app.get(ChangesRepository), 'page');
       try {
-        const perTurn = await endsPerTurn(t.app.getHttpServer() as Server, async () => {
+        const ends = await endsPerTurn(t.app.getHttpServer() as Server, async () => {
           const identity = { ...KEY, 'Accept-Encoding': 'identity' };
           const answers = Array.from({ length: polls }, () =>
             get(feedPath('clients', cursor, 'wait=20'), identity),
@@ -279,8 +274,8 @@ describe('Long polling of the change feeds', () => {
           const statuses = (await Promise.all(answers)).map((res) => res.status);
           expect(statuses.slice(1)).toEqual(Array(polls - 1).fill(status));
         });
-        expect(perTurn.reduce((sum, n) => sum + n, 0)).toBe(polls);
-        expect(Math.max(...perTurn)).toBeLessThanOrEqual(ANSWERS_PER_TURN);
+        expect(ends.reduce((sum, n) => sum + n, 0)).toBe(polls);
+        expect(Math.max(...ends)).toBeLessThanOrEqual(ANSWERS_PER_TURN);
       } finally {
         release();
         shared.mockRestore();
