@@ -35,12 +35,41 @@ describe('CursorCodec', () => {
   it('signs with key objects made once, not with the secret as bytes', () => {
     const sign = jest.mocked(crypto.createHmac);
     const makeKey = jest.mocked(crypto.createSecretKey);
+    const fresh = new CursorCodec({ current: 'test secret' });
     sign.mockClear();
     makeKey.mockClear();
-    codec.decode(codec.encode(position, SCOPE), SCOPE);
+    fresh.decode(fresh.encode(position, SCOPE), SCOPE);
     expect(sign).toHaveBeenCalledTimes(2);
     for (const [, key] of sign.mock.calls) expect(key).toBeInstanceOf(crypto.KeyObject);
     expect(makeKey).not.toHaveBeenCalled();
+  });
+
+  it('verifies a cursor once: sent again, it costs no HMAC, and its scope is still checked', () => {
+    const fresh = new CursorCodec({ current: 'test secret' });
+    const cursor = fresh.encode(position, SCOPE);
+    const sign = jest.mocked(crypto.createHmac);
+    sign.mockClear();
+    for (let i = 0; i < 3; i++) expect(fresh.decode(cursor, SCOPE)).toEqual(position);
+    expect(sign).toHaveBeenCalledTimes(1);
+    expect(fresh.decode(cursor, 'clients\0[]')).toBe('other-scope');
+    const [payload, mac] = cursor.split('.');
+    expect(
+      fresh.decode(`${payload}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`, SCOPE),
+    ).toBe('malformed');
+  });
+
+  it('keeps at most 1,024 verified cursors: the oldest is verified again', () => {
+    const fresh = new CursorCodec({ current: 'test secret' });
+    const cursors = Array.from({ length: 1025 }, (_, i) =>
+      fresh.encode({ ...position, id: `id-${i}` }, SCOPE),
+    );
+    for (const cursor of cursors) fresh.decode(cursor, SCOPE);
+    const sign = jest.mocked(crypto.createHmac);
+    sign.mockClear();
+    expect(fresh.decode(cursors[1024], SCOPE)).toEqual({ ...position, id: 'id-1024' });
+    expect(sign).toHaveBeenCalledTimes(0);
+    expect(fresh.decode(cursors[0], SCOPE)).toEqual({ ...position, id: 'id-0' });
+    expect(sign).toHaveBeenCalledTimes(1);
   });
 
   it('round-trips the start of a feed', () => {
@@ -155,6 +184,8 @@ describe('CursorCodec', () => {
   // characters of a forged mac are right; the comparison must take the same time throughout.
   it('compares the mac in constant time, valid or forged', () => {
     const compare = jest.mocked(crypto.timingSafeEqual);
+    // A codec that has verified none: a cursor verified once is not compared again.
+    const codec = new CursorCodec({ current: 'test secret' });
     const [payload, mac] = codec.encode(position, SCOPE).split('.');
     const forged = `${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`;
     for (const [given, answer] of [

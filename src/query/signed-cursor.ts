@@ -26,6 +26,27 @@ const digestOf = (scope: string) =>
   base64url(hash('sha256', scope, 'buffer').subarray(0, SCOPE_DIGEST_LENGTH));
 
 /**
+ * Cursors verified lately, and scope digests made lately, kept this many each (the oldest go
+ * first): a long poll sends again the cursor it was answered, the polls at one position send
+ * the same one, and each would cost an HMAC, a JSON parse and a SHA-256 per request.
+ */
+const KEPT = 1024;
+
+/** What a verified cursor holds. */
+interface CursorFields {
+  timestamp: string;
+  id: string;
+  scopeDigest: unknown;
+}
+
+/** `map` with `key` set, its oldest entry dropped past KEPT. */
+function remember<V>(map: Map<string, V>, key: string, value: V): V {
+  if (map.size >= KEPT) map.delete(map.keys().next().value as string);
+  map.set(key, value);
+  return value;
+}
+
+/**
  * Opaque, tamper-evident cursors: `<payload>.<mac>`, where the payload holds the position and a
  * digest of its scope (the endpoint and filters it was issued for) and the mac is an
  * HMAC-SHA256 of the payload under CURSOR_SECRET. The mac is checked first, in constant time,
@@ -34,6 +55,8 @@ const digestOf = (scope: string) =>
 export class CursorCodec {
   // Key objects made once: an HMAC given the secret as bytes costs several times more.
   private readonly keys: KeyObject[];
+  private readonly verified = new Map<string, CursorFields>();
+  private readonly digests = new Map<string, string>();
 
   constructor({ current, previous }: CursorSecrets) {
     this.keys = [current, previous]
@@ -42,12 +65,23 @@ export class CursorCodec {
   }
 
   encode(position: Position, scope: string): string {
-    const payload = base64url(JSON.stringify([position.timestamp, position.id, digestOf(scope)]));
+    const payload = base64url(
+      JSON.stringify([position.timestamp, position.id, this.digestOf(scope)]),
+    );
     return `${payload}.${this.mac(this.keys[0], payload)}`;
   }
 
   /** The position, if this deployment signed the cursor for `scope` (or one of several). */
   decode(cursor: string, scope: string | readonly string[]): Position | CursorError {
+    const fields = this.verified.get(cursor) ?? this.verify(cursor);
+    if (fields === 'malformed') return fields;
+    const { timestamp, id, scopeDigest } = fields;
+    const issuedFor = [scope].flat().some((candidate) => scopeDigest === this.digestOf(candidate));
+    return issuedFor ? { timestamp, id } : 'other-scope';
+  }
+
+  /** What the cursor holds, if this deployment signed it (then kept: a string is immutable). */
+  private verify(cursor: string): CursorFields | 'malformed' {
     const [payload, mac, ...rest] = cursor.split('.');
     if (rest.length > 0 || !payload || !mac) return 'malformed';
     // Compared as text: base64 decoding ignores trailing bits, so two strings can decode alike.
@@ -63,8 +97,11 @@ export class CursorCodec {
     const [timestamp, id, scopeDigest] = fields;
     if (typeof timestamp !== 'string' || !isPrintedInstant(timestamp)) return 'malformed';
     if (typeof id !== 'string' || !isStorableText(id)) return 'malformed';
-    const issuedFor = [scope].flat().some((candidate) => scopeDigest === digestOf(candidate));
-    return issuedFor ? { timestamp, id } : 'other-scope';
+    return remember(this.verified, cursor, { timestamp, id, scopeDigest });
+  }
+
+  private digestOf(scope: string): string {
+    return this.digests.get(scope) ?? remember(this.digests, scope, digestOf(scope));
   }
 
   private mac(key: KeyObject, payload: string): string {
