@@ -1,8 +1,10 @@
 import { BadRequestException } from '@nestjs/common';
+import * as classValidator from 'class-validator';
 import { getMetadataStorage } from 'class-validator';
 import { ListClientsQuery } from '../clients/dto/list-clients.query';
 import { parseQuery } from './parse-query';
 import { CursorCodec } from './signed-cursor';
+import { KEY_SCOPE } from './key-scope';
 import { StrictQueryPipe } from './strict-query.pipe';
 
 const pipe = new StrictQueryPipe(new CursorCodec({ current: 'spec-secret' }));
@@ -20,6 +22,44 @@ const errorsOf = (query: string, metatype?: new () => object) => {
 };
 
 describe('StrictQueryPipe with ListClientsQuery', () => {
+  it('validates a query once: sent again, its DTO is a copy of the first, at no validation', () => {
+    const fresh = new StrictQueryPipe(new CursorCodec({ current: 'spec-secret' }));
+    const validate = jest.spyOn(classValidator, 'validateSync');
+    try {
+      const [first, second] = [1, 2].map(() =>
+        fresh.transform(parseQuery('linkId=a&limit=5'), {
+          type: 'query',
+          metatype: ListClientsQuery,
+        }),
+      );
+      expect(validate).toHaveBeenCalledTimes(1);
+      expect(second).not.toBe(first);
+      expect(second).toBeInstanceOf(ListClientsQuery);
+      expect({ ...(second as object) }).toEqual({ linkId: 'a', limit: 5 });
+      // Another order, or another key, is another query.
+      fresh.transform(parseQuery('limit=5&linkId=a'), {
+        type: 'query',
+        metatype: ListClientsQuery,
+      });
+      expect(validate).toHaveBeenCalledTimes(2);
+      const ofKey = Object.assign(parseQuery('linkId=a&limit=5'), { [KEY_SCOPE]: 'key-1' });
+      fresh.transform(ofKey, { type: 'query', metatype: ListClientsQuery });
+      expect(validate).toHaveBeenCalledTimes(3);
+    } finally {
+      validate.mockRestore();
+    }
+  });
+
+  it('keeps no failed query: a malformed one is refused every time, even beside its valid twin', () => {
+    const fresh = new StrictQueryPipe(new CursorCodec({ current: 'spec-secret' }));
+    const metadata = { type: 'query', metatype: ListClientsQuery } as const;
+    fresh.transform(parseQuery('linkId=a%25'), metadata);
+    for (let i = 0; i < 2; i++) {
+      expect(() => fresh.transform(parseQuery('linkId=a%'), metadata)).toThrow(BadRequestException);
+      expect(() => fresh.transform(parseQuery('limit=0'), metadata)).toThrow(BadRequestException);
+    }
+  });
+
   it('fills the defaults', () => {
     const dto = run('');
     expect(dto).toBeInstanceOf(ListClientsQuery);

@@ -21,6 +21,13 @@ const CURSOR_REASONS: Record<CursorError, string> = {
 };
 
 /**
+ * Queries validated lately, kept this many per DTO (the oldest go first): many requests send the
+ * very same query (the long polls at one position, the readers of one page), and each would cost
+ * a class-transformer and a class-validator pass.
+ */
+const KEPT_QUERIES = 1024;
+
+/**
  * Validates a query DTO against the raw query (docs/api.md, Endpoints), on every route that
  * takes query parameters (`@Query(StrictQueryPipe)`): unknown names, repeated names and invalid
  * values are each reported, all at once. Names are checked against the DTO before
@@ -29,11 +36,32 @@ const CURSOR_REASONS: Record<CursorError, string> = {
  */
 @Injectable()
 export class StrictQueryPipe implements PipeTransform {
+  /** Valid queries' DTOs, by DTO and query; a query that fails is never kept. */
+  private readonly validated = new Map<ArgumentMetadata['metatype'], Map<string, object>>();
+
   constructor(private readonly cursors: CursorCodec) {}
 
   transform(value: unknown, { type, metatype }: ArgumentMetadata): unknown {
     if (type !== 'query' || !metatype) return value;
     const query = value as ParsedQuery & { [KEY_SCOPE]?: string };
+    // All a query is: its parameters in order, its malformed names, the key its cursor binds to.
+    const key = JSON.stringify([query[KEY_SCOPE], query[MALFORMED_NAMES], Object.entries(query)]);
+    const kept = this.validated.get(metatype) ?? new Map<string, object>();
+    this.validated.set(metatype, kept);
+    let dto = kept.get(key);
+    if (!dto) {
+      dto = this.validate(query, metatype);
+      if (kept.size >= KEPT_QUERIES) kept.delete(kept.keys().next().value as string);
+      kept.set(key, dto);
+    }
+    // A copy: each request's DTO is its own.
+    return Object.assign(Object.create(Object.getPrototypeOf(dto) as object) as object, dto);
+  }
+
+  private validate(
+    query: ParsedQuery & { [KEY_SCOPE]?: string },
+    metatype: NonNullable<ArgumentMetadata['metatype']>,
+  ): object {
     const known = queryParameterNames(metatype);
     const errors: ParameterError[] = [];
     const accepted: Record<string, unknown> = Object.create(null);
