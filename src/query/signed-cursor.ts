@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { Position } from '../database/list-order';
 import { isStorableText } from '../database/storable-text';
 import { isPrintedInstant } from './instant';
+import { remember } from './kept';
 
 export type CursorError = 'malformed' | 'other-scope';
 
@@ -25,25 +26,11 @@ const base64url = (data: Buffer | string) => Buffer.from(data).toString('base64u
 const digestOf = (scope: string) =>
   base64url(hash('sha256', scope, 'buffer').subarray(0, SCOPE_DIGEST_LENGTH));
 
-/**
- * Cursors verified lately, and scope digests made lately, kept this many each (the oldest go
- * first): a long poll sends again the cursor it was answered, the polls at one position send
- * the same one, and each would cost an HMAC, a JSON parse and a SHA-256 per request.
- */
-const KEPT = 1024;
-
 /** What a verified cursor holds. */
 interface CursorFields {
   timestamp: string;
   id: string;
   scopeDigest: unknown;
-}
-
-/** `map` with `key` set, its oldest entry dropped past KEPT. */
-function remember<V>(map: Map<string, V>, key: string, value: V): V {
-  if (map.size >= KEPT) map.delete(map.keys().next().value as string);
-  map.set(key, value);
-  return value;
 }
 
 /**
@@ -55,6 +42,9 @@ function remember<V>(map: Map<string, V>, key: string, value: V): V {
 export class CursorCodec {
   // Key objects made once: an HMAC given the secret as bytes costs several times more.
   private readonly keys: KeyObject[];
+  // Cursors verified and scopes digested lately (`remember`): a long poll sends again the cursor
+  // it was answered, and the polls at one position send the same one; each would cost an HMAC, a
+  // JSON parse and a SHA-256 per request.
   private readonly verified = new Map<string, CursorFields>();
   private readonly digests = new Map<string, string>();
 

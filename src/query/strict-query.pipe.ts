@@ -5,6 +5,7 @@ import { INVALID_PERCENT_ENCODING, INVALID_QUERY } from '../errors/error-texts';
 import { MALFORMED_NAMES, ParsedQuery } from './parse-query';
 import { filtersOf } from './filters';
 import { CursorBinding, CursorCodec, CursorError, cursorBindingOf } from './signed-cursor';
+import { remember } from './kept';
 import { boundToKey, KEY_SCOPE } from './key-scope';
 
 export const UNKNOWN_PARAMETER = 'is not a known parameter';
@@ -21,13 +22,6 @@ const CURSOR_REASONS: Record<CursorError, string> = {
 };
 
 /**
- * Queries validated lately, kept this many per DTO (the oldest go first): many requests send the
- * very same query (the long polls at one position, the readers of one page), and each would cost
- * a class-transformer and a class-validator pass.
- */
-const KEPT_QUERIES = 1024;
-
-/**
  * Validates a query DTO against the raw query (docs/api.md, Endpoints), on every route that
  * takes query parameters (`@Query(StrictQueryPipe)`): unknown names, repeated names and invalid
  * values are each reported, all at once. Names are checked against the DTO before
@@ -36,7 +30,11 @@ const KEPT_QUERIES = 1024;
  */
 @Injectable()
 export class StrictQueryPipe implements PipeTransform {
-  /** Valid queries' DTOs, by DTO and query; a query that fails is never kept. */
+  /**
+   * Valid queries' DTOs, by DTO and query (`remember`: the latest short ones); a query that
+   * fails is never kept. Many requests send the very same query (the long polls at one position,
+   * the readers of one page), each costing a class-transformer and a class-validator pass.
+   */
   private readonly validated = new Map<ArgumentMetadata['metatype'], Map<string, object>>();
 
   constructor(private readonly cursors: CursorCodec) {}
@@ -48,12 +46,7 @@ export class StrictQueryPipe implements PipeTransform {
     const key = JSON.stringify([query[KEY_SCOPE], query[MALFORMED_NAMES], Object.entries(query)]);
     const kept = this.validated.get(metatype) ?? new Map<string, object>();
     this.validated.set(metatype, kept);
-    let dto = kept.get(key);
-    if (!dto) {
-      dto = this.validate(query, metatype);
-      if (kept.size >= KEPT_QUERIES) kept.delete(kept.keys().next().value as string);
-      kept.set(key, dto);
-    }
+    const dto = kept.get(key) ?? remember(kept, key, this.validate(query, metatype));
     // A copy: each request's DTO is its own.
     return Object.assign(Object.create(Object.getPrototypeOf(dto) as object) as object, dto);
   }
