@@ -21,6 +21,7 @@ import {
   databaseCpuSince,
   peakRssMb,
   rssMb,
+  scrapeMetric,
   scrapeMetrics,
 } from './measure.mjs';
 import {
@@ -89,8 +90,6 @@ async function caughtUpCursor(port) {
   return cursor;
 }
 
-const metric = async (metricsPort, name) => (await scrapeMetrics(metricsPort, name))[0];
-
 // The event loop's delay p99 since the last scrape: prom-client resets it at each, so a phase's
 // figure is read with the phase's other metrics, in the one scrape that ends it.
 const EVENT_LOOP_P99 = 'nodejs_eventloop_lag_p99_seconds';
@@ -99,7 +98,7 @@ const podMemory = process.env.BENCH_POD_MEMORY
   ? `, in a memory cgroup of ${Number(process.env.BENCH_POD_MEMORY) / 2 ** 20} MiB`
   : '';
 
-const waitingPolls = (metricsPort) => metric(metricsPort, 'change_feed_waiting_polls');
+const waitingPolls = (metricsPort) => scrapeMetric(metricsPort, 'change_feed_waiting_polls');
 
 /** Consumers, each long polling from `cursor` until stopped; `onRow(key, receivedAt)` per row. */
 function startConsumers(port, cursor, onRow) {
@@ -247,7 +246,7 @@ async function main() {
       process.cpuUsage(),
       await databaseCpu(database.url),
     ];
-    const wakeUpsWriting = await metric(metricsPort, 'change_feed_wakeups_total');
+    const wakeUpsWriting = await scrapeMetric(metricsPort, 'change_feed_wakeups_total');
     const answeredWriting = consumers.answered;
     const record = (key, at) => commits.set(key, at);
     const background = backgroundWriters(database.url, settings.writeSeconds);

@@ -28,25 +28,26 @@ export function cpuMs(pid, { mainThread = false } = {}) {
   }
 }
 
-/** Resident MB of a process; 0 once it has exited (a server that died shows as errors instead). */
-export function rssMb(pid) {
+/**
+ * A memory field of a process's status (`VmRSS`, `VmHWM`) in MB; 0 once it has exited (a server
+ * that died shows as errors instead).
+ */
+function statusMb(pid, field) {
   try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+    );
     return match ? Number(match[1]) / 1024 : 0;
   } catch {
     return 0;
   }
 }
 
-/** The peak resident MB of a process so far (VmHWM); 0 once it has exited. */
-export function peakRssMb(pid) {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
+/** Resident MB of a process now. */
+export const rssMb = (pid) => statusMb(pid, 'VmRSS');
+
+/** The peak resident MB of a process so far. */
+export const peakRssMb = (pid) => statusMb(pid, 'VmHWM');
 
 /** Counters or gauges of a server's metrics, each summed over its labels, from one scrape. */
 export async function scrapeMetrics(metricsPort, ...names) {
@@ -58,6 +59,10 @@ export async function scrapeMetrics(metricsPort, ...names) {
     ),
   );
 }
+
+/** One counter or gauge of a server's metrics, summed over its labels. */
+export const scrapeMetric = async (metricsPort, name) =>
+  (await scrapeMetrics(metricsPort, name))[0];
 
 /**
  * CPU milliseconds of every backend of the database, by pid. Only one server is under load at

@@ -16,7 +16,7 @@ import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { API_KEY, cpuMs, load, rssMb, scrapeMetrics } from './measure.mjs';
+import { API_KEY, cpuMs, load, rssMb, scrapeMetric } from './measure.mjs';
 import {
   build,
   createDatabase,
@@ -129,14 +129,12 @@ function startWriter(databaseUrl, perSecond) {
   };
 }
 
-const metric = async (metricsPort, name) => (await scrapeMetrics(metricsPort, name))[0];
-
 /** The tenant's gets while `phase` runs, with what the server and the polls did meanwhile. */
 async function tenantGets(server, metricsPort, name, polls) {
   const { pid } = server.child;
   const [cpuBefore, wakeUpsBefore] = [
     cpuMs(pid),
-    await metric(metricsPort, 'change_feed_wakeups_total'),
+    await scrapeMetric(metricsPort, 'change_feed_wakeups_total'),
   ];
   const before = polls ? { ...polls.state } : { answered: 0, refused: 0 };
   const paths = () =>
@@ -150,7 +148,7 @@ async function tenantGets(server, metricsPort, name, polls) {
     ...gets,
     pollsAnswered: polls ? polls.state.answered - before.answered : 0,
     pollsRefused: polls ? polls.state.refused - before.refused : 0,
-    wakeUps: (await metric(metricsPort, 'change_feed_wakeups_total')) - wakeUpsBefore,
+    wakeUps: (await scrapeMetric(metricsPort, 'change_feed_wakeups_total')) - wakeUpsBefore,
     cpuPercent: ((cpuMs(pid) - cpuBefore) / (settings.seconds * 1000)) * 100,
     rssMb: rssMb(pid),
   };
@@ -202,7 +200,7 @@ try {
   for (const phase of phases) {
     everything = await caughtUp(server.port, agent, '');
     const polls = startPolls(server.port, phase.query, phase.cursors);
-    while ((await metric(metricsPort, 'change_feed_waiting_polls')) < 1000) await sleep(200);
+    while ((await scrapeMetric(metricsPort, 'change_feed_waiting_polls')) < 1000) await sleep(200);
     const writer = startWriter(database.url, phase.commitsPerSecond);
     await sleep(3000);
     results.push(await tenantGets(server, metricsPort, phase.name, polls));
