@@ -44,8 +44,8 @@ export class StrictQueryPipe implements PipeTransform {
     const query = value as ParsedQuery & { [KEY_SCOPE]?: string };
     // All a query is: its parameters in order, its malformed names, the key its cursor binds to.
     const key = JSON.stringify([query[KEY_SCOPE], query[MALFORMED_NAMES], Object.entries(query)]);
-    const kept = this.validated.get(metatype) ?? new Map<string, object>();
-    this.validated.set(metatype, kept);
+    let kept = this.validated.get(metatype);
+    if (!kept) this.validated.set(metatype, (kept = new Map()));
     const dto = kept.get(key) ?? remember(kept, key, this.validate(query, metatype));
     // A copy: each request's DTO is its own.
     return Object.assign(Object.create(Object.getPrototypeOf(dto) as object) as object, dto);
