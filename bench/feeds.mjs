@@ -1,27 +1,16 @@
 // Change feed scenarios (docs/performance.md): a full walk of the clients by feed, then
 // caught-up polling. Called by bench/run.mjs with its running server; or on its own:
 // `BENCH_CLIENTS=200000 node bench/feeds.mjs` builds, loads, serves and reports.
-import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { peakOf, rssMb } from './measure.mjs';
 import { build, createDatabase, freePort, runSql, startServer } from './support.mjs';
 
 const PAGE = 1000;
 
-function rssSampler(pid) {
-  let peak = 0;
-  const sample = () => {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    if (match) peak = Math.max(peak, Number(match[1]) / 1024);
-  };
-  const timer = setInterval(sample, 50);
-  sample();
-  return () => (clearInterval(timer), sample(), peak);
-}
-
 /** Follows the client feed from its start until caught up: rows/s end to end, peak RSS. */
 async function fullWalk(base, headers, pid) {
-  const peak = rssSampler(pid);
+  const peak = peakOf(rssMb, pid);
   const started = performance.now();
   let rows = 0;
   let cursor = '';

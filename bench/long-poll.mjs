@@ -19,7 +19,9 @@ import {
   cpuMs,
   databaseCpu,
   databaseCpuSince,
+  peakOf,
   peakRssMb,
+  privateRssMb,
   rssMb,
   scrapeMetric,
   scrapeMetrics,
@@ -216,6 +218,8 @@ async function main() {
     const cursor = await caughtUpCursor(server.port);
     await sleep(2000);
     const rssBefore = rssMb(pid);
+    const privateBefore = privateRssMb(pid);
+    const privatePeak = peakOf(privateRssMb, pid);
 
     const commits = new Map();
     const latencies = [];
@@ -228,6 +232,7 @@ async function main() {
     while ((await waitingPolls(metricsPort)) < settings.consumers) await sleep(200);
     await sleep(2000);
     const rssWaiting = rssMb(pid);
+    const privateWaiting = privateRssMb(pid);
     const cpuBefore = cpuMs(pid);
     await sleep(settings.idleSeconds * 1000);
     const idleCpuPercent = ((cpuMs(pid) - cpuBefore) / (settings.idleSeconds * 1000)) * 100;
@@ -277,6 +282,7 @@ async function main() {
     const wakeUps = wakeUpsAfter - wakeUpsWriting;
     const rssAfter = rssMb(pid);
     const peakRss = peakRssMb(pid);
+    const peakPrivate = privatePeak();
     consumers.stopped = true;
     agent.destroy();
 
@@ -287,6 +293,9 @@ async function main() {
       rssWaiting,
       rssAfter,
       peakRss,
+      privateBefore,
+      privateWaiting,
+      peakPrivate,
       idleEventLoopP99Ms: idleEventLoopP99S * 1000,
       writingEventLoopP99Ms: writingEventLoopP99S * 1000,
       idleCpuPercent,
@@ -353,6 +362,7 @@ function render(f) {
     `| answers while changes flow / server CPU per answer | ${f.answers.toLocaleString('en')} / ${Math.round(f.cpuUsPerAnswer)} µs |`,
     `| reads by waiting polls while changes flow (change_feed_wakeups_total) | ${f.wakeUps.toLocaleString('en')} (${(f.wakeUps / f.changes).toFixed(0)} per change) |`,
     `| server RSS after / peak (VmHWM) | ${f.rssAfter.toFixed(1)} MB / ${f.peakRss.toFixed(1)} MB |`,
+    `| of which private (RssAnon: without Node's code mapped from its file): before the polls / ${settings.consumers} waiting / peak | ${[f.privateBefore, f.privateWaiting, f.peakPrivate].map((mb) => `${mb.toFixed(1)} MB`).join(' / ')} |`,
     `| event-loop delay p99: polls waiting, nothing written / changes flowing | ${f.idleEventLoopP99Ms.toFixed(1)} ms / ${f.writingEventLoopP99Ms.toFixed(1)} ms |`,
     ...(f.firstError ? ['', `First error: ${f.firstError}`] : []),
     '',

@@ -49,6 +49,23 @@ export const rssMb = (pid) => statusMb(pid, 'VmRSS');
 /** The peak resident MB of a process so far. */
 export const peakRssMb = (pid) => statusMb(pid, 'VmHWM');
 
+/**
+ * Resident MB of a process's private memory now (RssAnon): its heap, native allocations and
+ * stacks, without the pages it maps from files (Node's own code, ~60 MB: shared with every
+ * process of that binary, and reclaimable, so the kernel drops them before it would kill a pod).
+ */
+export const privateRssMb = (pid) => statusMb(pid, 'RssAnon');
+
+/** The highest `read(pid)` from now until the returned function is called, which returns it. */
+export function peakOf(read, pid) {
+  let peak = read(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, read(pid))), 50);
+  return () => {
+    clearInterval(timer);
+    return Math.max(peak, read(pid));
+  };
+}
+
 /** Counters or gauges of a server's metrics, each summed over its labels, from one scrape. */
 export async function scrapeMetrics(metricsPort, ...names) {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
@@ -112,8 +129,7 @@ export async function load(port, paths, { connections, seconds, headers = {} }) 
 /** A load run against `server` with its CPU, its database's CPU and its peak RSS. */
 export async function measure(server, databaseUrl, paths, options) {
   const pid = server.child.pid;
-  let peakRss = rssMb(pid);
-  const timer = setInterval(() => (peakRss = Math.max(peakRss, rssMb(pid))), 50);
+  const peakRss = peakOf(rssMb, pid);
   const cpuNow = () => ({ all: cpuMs(pid), main: cpuMs(pid, { mainThread: true }) });
   const [cpuBefore, databaseBefore] = [cpuNow(), await databaseCpu(databaseUrl)];
   const gcBefore = server.gcPauseMs;
@@ -132,9 +148,9 @@ export async function measure(server, databaseUrl, paths, options) {
       ),
       databaseCpuUs: perRequest(databaseCpuSince(databaseBefore, databaseAfter)),
       gcPauseUs: gcBefore === undefined ? undefined : perRequest(server.gcPauseMs - gcBefore),
-      peakRss: Math.max(peakRss, rssMb(pid)),
+      peakRss: peakRss(),
     };
   } finally {
-    clearInterval(timer);
+    peakRss();
   }
 }
