@@ -3,7 +3,7 @@
 // `BENCH_CLIENTS=200000 node bench/feeds.mjs` builds, loads, serves and reports.
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { peakOf, rssMb } from './measure.mjs';
+import { API_KEY, peakOf, rssMb } from './measure.mjs';
 import { build, createDatabase, freePort, runSql, startServer } from './support.mjs';
 
 const PAGE = 1000;
@@ -117,17 +117,13 @@ async function standalone() {
       'VACUUM ANALYZE',
     );
     const port = await freePort();
-    server = startServer(
-      'dist/main.js',
-      { DATABASE_URL: database.url, API_KEYS: 'bench-key' },
-      port,
-    );
+    server = startServer('dist/main.js', { DATABASE_URL: database.url, API_KEYS: API_KEY }, port);
     await server.ready;
     const seconds = Number(process.env.BENCH_SECONDS ?? 10);
     const report = await feedScenarios({
       port,
       pid: server.child.pid,
-      apiKey: 'bench-key',
+      apiKey: API_KEY,
       databaseUrl: database.url,
       seconds,
     });
