@@ -3,6 +3,8 @@ import { stopTracing } from './telemetry/tracing';
 import { Logger } from '@nestjs/common';
 import { getHeapStatistics } from 'node:v8';
 import { unboundedYoungGenerationWarning } from './garbage-collection';
+import { waitingPollsHeapWarning } from './limits/waiting-polls-heap';
+import { LimitsEnv } from './config/limits.env';
 import { shutDownGracefully } from './health/graceful-shutdown';
 import { weakApiKeyProblems, weakCursorSecretProblems } from './config/weak-secrets';
 import { unverifiedDatabaseProblems } from './config/unverified-database';
@@ -34,11 +36,15 @@ refuseInvalidEnvironment()
   .then(({ app, url }) => {
     shutDownGracefully(app, stopTracing);
     // The limit shows whether the heap bound (docs/operations.md, Memory) is in effect.
-    const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
+    const heapLimit = getHeapStatistics().heap_size_limit;
+    const heapLimitMb = Math.round(heapLimit / 2 ** 20);
     const logger = new Logger('Main');
     logger.log(`Links and Clients API listening on ${url} (V8 heap limit ${heapLimitMb} MB)`);
     logger.log(`Prometheus metrics on port ${app.get(MetricsServer).port}, path /metrics`);
-    const warnings = [unboundedYoungGenerationWarning(process.env.NODE_OPTIONS, process.execArgv)];
+    const warnings = [
+      unboundedYoungGenerationWarning(process.env.NODE_OPTIONS, process.execArgv),
+      waitingPollsHeapWarning(app.get(LimitsEnv).MAX_WAITING_POLLS, heapLimit),
+    ];
     for (const warning of warnings) if (warning) logger.warn(warning);
   })
   .catch((error: unknown) => {

@@ -212,8 +212,10 @@ describe('production start', () => {
         status: 200,
       });
       expect(api.stdout()).not.toContain(key);
-      // Both generations bounded: no warning (logged before any request).
+      // Both generations bounded, the default waiting polls: no warning (logged before any
+      // request).
       expect(api.stdout()).not.toContain('young generation');
+      expect(api.stdout()).not.toContain('MAX_WAITING_POLLS');
     } finally {
       api.child.kill('SIGTERM');
       expect(await api.exited).toBe(0);
@@ -231,6 +233,25 @@ describe('production start', () => {
     try {
       const warning = await api.logLine((line) => line.level === 40);
       expect(warning.msg).toContain('give --max-semi-space-size=8 beside --max-old-space-size');
+    } finally {
+      api.child.kill('SIGTERM');
+      await api.exited;
+    }
+  }, 30000);
+
+  it('warns when MAX_WAITING_POLLS, all waiting, would fill over a third of the heap', async () => {
+    await migrate();
+    const api = await startCompiledApi(join(outDir, 'main.js'), {
+      ...env,
+      NODE_OPTIONS: '--max-old-space-size=128 --max-semi-space-size=8',
+      MAX_WAITING_POLLS: '5000',
+    });
+    try {
+      const warning = await api.logLine((line) => line.level === 40);
+      expect(warning.msg).toContain(
+        'MAX_WAITING_POLLS=5000: that many waiting long polls hold ~68 MB of heap, over a third ' +
+          'of the V8 heap limit (152 MB)',
+      );
     } finally {
       api.child.kill('SIGTERM');
       await api.exited;
