@@ -1,8 +1,9 @@
 // `node bench/long-poll.mjs` (npm run bench:long-poll): long polling of the clients feed on one
-// API process. BENCH_CONSUMERS polls (`wait=25`) wait caught up; measured: the server's RSS
-// before and with them waiting, its CPU while nothing changes, then the commit-to-consumer
-// latency while writers commit single-row changes (INSERT or UPDATE of one client, exponential
-// intervals) and every consumer re-polls at once with the cursor it was answered.
+// API process. BENCH_CONSUMERS polls (`wait=25`) wait caught up; measured: the server's RSS and
+// private memory before and with them waiting, its CPU while nothing changes, then the
+// commit-to-consumer latency while writers commit single-row changes (INSERT or UPDATE of one
+// client, exponential intervals) and every consumer re-polls at once with the cursor it was
+// answered.
 // BENCH_BACKGROUND_WRITERS (e.g. 16) adds pgbench connections updating random links at full
 // rate meanwhile: the database and the change watcher under the writers' load (the links table,
 // which the consumers of the clients feed do not follow: on the clients table every consumer
@@ -212,6 +213,7 @@ async function main() {
   const pid = server.child.pid;
   const loadBefore = loadavg();
   let consumers;
+  let privatePeak;
   try {
     await loadData(database.url, settings);
     await server.ready;
@@ -219,7 +221,7 @@ async function main() {
     await sleep(2000);
     const rssBefore = rssMb(pid);
     const privateBefore = privateRssMb(pid);
-    const privatePeak = peakOf(privateRssMb, pid);
+    privatePeak = peakOf(privateRssMb, pid);
 
     const commits = new Map();
     const latencies = [];
@@ -327,6 +329,7 @@ async function main() {
     writeFileSync(join(root, 'bench/results', `${stamp}-long-poll.md`), report);
   } finally {
     if (consumers) consumers.stopped = true;
+    privatePeak?.();
     agent.destroy();
     server.child.kill('SIGTERM');
     await server.exited;
@@ -362,7 +365,7 @@ function render(f) {
     `| answers while changes flow / server CPU per answer | ${f.answers.toLocaleString('en')} / ${Math.round(f.cpuUsPerAnswer)} µs |`,
     `| reads by waiting polls while changes flow (change_feed_wakeups_total) | ${f.wakeUps.toLocaleString('en')} (${(f.wakeUps / f.changes).toFixed(0)} per change) |`,
     `| server RSS after / peak (VmHWM) | ${f.rssAfter.toFixed(1)} MB / ${f.peakRss.toFixed(1)} MB |`,
-    `| of which private (RssAnon: without Node's code mapped from its file): before the polls / ${settings.consumers} waiting / peak | ${[f.privateBefore, f.privateWaiting, f.peakPrivate].map((mb) => `${mb.toFixed(1)} MB`).join(' / ')} |`,
+    `| server private memory (RssAnon: RSS without Node's code mapped from its file): before the polls / ${settings.consumers} waiting / highest from then to the end | ${[f.privateBefore, f.privateWaiting, f.peakPrivate].map((mb) => `${mb.toFixed(1)} MB`).join(' / ')} |`,
     `| event-loop delay p99: polls waiting, nothing written / changes flowing | ${f.idleEventLoopP99Ms.toFixed(1)} ms / ${f.writingEventLoopP99Ms.toFixed(1)} ms |`,
     ...(f.firstError ? ['', `First error: ${f.firstError}`] : []),
     '',

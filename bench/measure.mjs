@@ -29,8 +29,8 @@ export function cpuMs(pid, { mainThread = false } = {}) {
 }
 
 /**
- * A memory field of a process's status (`VmRSS`, `VmHWM`) in MB; 0 once it has exited (a server
- * that died shows as errors instead).
+ * A memory field of a process's status (`VmRSS`, `VmHWM`, `RssAnon`) in MiB (printed "MB"); 0
+ * once it has exited (a server that died shows as errors instead).
  */
 function statusMb(pid, field) {
   try {
@@ -151,6 +151,7 @@ export async function measure(server, databaseUrl, paths, options) {
       peakRss: peakRss(),
     };
   } finally {
+    // Stops the sampler when the load failed too.
     peakRss();
   }
 }

@@ -3,7 +3,7 @@ import { stopTracing } from './telemetry/tracing';
 import { Logger } from '@nestjs/common';
 import { getHeapStatistics } from 'node:v8';
 import { unboundedYoungGenerationWarning } from './garbage-collection';
-import { waitingPollsHeapWarning } from './limits/waiting-polls-heap';
+import { waitingPollsHeapWarning } from './changes/waiting-polls-heap';
 import { LimitsEnv } from './config/limits.env';
 import { shutDownGracefully } from './health/graceful-shutdown';
 import { weakApiKeyProblems, weakCursorSecretProblems } from './config/weak-secrets';

@@ -7,10 +7,10 @@ const POD_512 = 280 * MiB;
 
 describe('waitingPollsHeapWarning', () => {
   it.each([
-    [1000, POD_256],
-    [3000, POD_256],
-    [5000, POD_512],
-  ])('is silent for %p waiting polls under a %p-byte heap limit', (polls, limit) => {
+    [1000, '256Mi', POD_256],
+    [3000, '256Mi', POD_256],
+    [5000, '512Mi', POD_512],
+  ])('is silent for %p waiting polls in a %s pod', (polls, _pod, limit) => {
     expect(waitingPollsHeapWarning(polls, limit)).toBeUndefined();
   });
 

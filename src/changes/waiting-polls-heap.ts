@@ -6,8 +6,8 @@
 export const HEAP_PER_WAITING_POLL = 14 * 1024;
 
 /**
- * A warning when MAX_WAITING_POLLS, all waiting, would fill over a third of the V8 heap limit:
- * with what the API holds at rest (~45 MB), the heap is then two thirds full or more, and V8
+ * A warning when MAX_WAITING_POLLS, all waiting, would fill over a third of the V8 heap limit.
+ * Beside what the API holds at rest (~45 MB), they then leave the heap little room, and V8
  * collects it whole several times a second, each pause holding every request (5,000 polls in a
  * 256Mi pod: 2.7 full collections a second, 44 ms each on average).
  */
