@@ -5,6 +5,7 @@ import { timeDatabase } from '../timing/server-timing';
 import { DatabasePools, Release } from './pools';
 import { DATABASE_UNAVAILABLE, isConnectionFailure } from './database-unavailable';
 import { withinDeadline } from './within-deadline';
+import { ignoreBreak } from './broken-connection';
 
 const MAX_PREPARED_STATEMENTS = 200;
 /**
@@ -24,7 +25,6 @@ const WAITED_FOR_CONNECTION = 'no pooled connection within DATABASE_TIMEOUT_MS';
 const WAITED_FOR_ANSWER = 'no answer within DATABASE_TIMEOUT_MS';
 const unavailable = (why: string) =>
   new ServiceUnavailableException(DATABASE_UNAVAILABLE, { cause: new Error(why) });
-const ignore = () => undefined;
 
 export interface ReadOptions {
   /**
@@ -105,11 +105,11 @@ export class DatabaseReader {
         let settled = false;
         // A connection that breaks while checked out emits 'error' (fatal when unheard); its
         // query fails too, and that failure is what this read reports.
-        connection.on('error', ignore);
+        connection.on('error', ignoreBreak);
         done = (failure, result) => {
           if (settled) return;
           settled = true;
-          connection.removeListener('error', ignore);
+          connection.removeListener('error', ignoreBreak);
           // Given an error, the pool drops the connection: only when the connection itself may
           // be broken, not for a statement the server refused or cancelled.
           release(failure && isConnectionFailure(failure) ? failure : undefined);
@@ -155,7 +155,7 @@ export class DatabaseReader {
       failure = error instanceof Error ? error : new Error(String(error));
       throw error;
     } finally {
-      connection.removeListener('error', ignore);
+      connection.removeListener('error', ignoreBreak);
       release(failure);
     }
   }
@@ -173,9 +173,9 @@ export class DatabaseReader {
         if (expired) return release();
         connected = true;
         // As in `query`: a connection that breaks fails its statement, which is what is reported.
-        connection.on('error', ignore);
+        connection.on('error', ignoreBreak);
         const drop = (reason: Error) => {
-          connection.removeListener('error', ignore);
+          connection.removeListener('error', ignoreBreak);
           release(reason);
           reject(reason);
         };

@@ -3,6 +3,7 @@ import { Client, Pool, PoolClient, PoolConfig } from 'pg';
 import { DataSource } from 'typeorm';
 import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { DatabaseEnv } from '../config/database.env';
+import { ignoreBreak } from './broken-connection';
 import { poolSettings } from './data-source';
 import { withLibpqSslMode } from './ssl-mode';
 import { STANDBY_AS_PRIMARY } from './standby-as-primary';
@@ -96,7 +97,10 @@ export class DatabasePools implements OnApplicationShutdown {
   }
 
   private verifyPrimary(client: Client, done: (error?: Error) => void): void {
+    // Between pg-pool's hands and the reader's: nobody else listens for a break meanwhile.
+    client.on('error', ignoreBreak);
     client.query('SELECT pg_is_in_recovery() AS standby', (error, result) => {
+      client.removeListener('error', ignoreBreak);
       if (error) return done(error);
       const isStandby = (result.rows[0] as { standby: boolean }).standby;
       // Said once when the address first reaches a standby, once when it reaches a primary again.

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { Pool, PoolClient, PoolConfig } from 'pg';
+import { Pool, PoolConfig } from 'pg';
+import { selectOne } from '../database/broken-connection';
 import { withinDeadline } from '../database/within-deadline';
 
 // Probes from the kubelet and load balancers arrive together: they share one recent answer.
@@ -56,7 +57,11 @@ export class DatabasePing {
     let isUp = true;
     try {
       // Connecting and the query each have the timeout; together they must keep it too.
-      await withinDeadline(this.selectOne(), this.timeoutMs, () => new Error('no answer in time'));
+      await withinDeadline(
+        selectOne(this.pool),
+        this.timeoutMs,
+        () => new Error('no answer in time'),
+      );
     } catch (error) {
       isUp = false;
       // Once when it stops answering, not at every probe (every few seconds, from every kubelet).
@@ -67,18 +72,5 @@ export class DatabasePing {
     if (isUp && this.last?.isUp === false) this.logger.log(`Readiness: ${this.name} answers again`);
     this.last = { isUp, responseTime: Date.now() - started, at: Date.now() };
     return this.last;
-  }
-
-  /** `SELECT 1` on the ping's connection; one that failed may still run it: closed, not reused. */
-  private async selectOne(): Promise<void> {
-    let client: PoolClient | undefined;
-    try {
-      client = await this.pool.connect();
-      await client.query('SELECT 1');
-      client.release();
-    } catch (error) {
-      client?.release(true);
-      throw error;
-    }
   }
 }

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { Gauge, Registry } from 'prom-client';
 import { OperationsEnv } from '../config/operations.env';
 import { DatabasePools, ReplicaPool } from '../database/pools';
+import { selectOne } from '../database/broken-connection';
 import { withinDeadline } from '../database/within-deadline';
 
 /** How often each read replica is asked whether it answers. */
@@ -59,7 +60,7 @@ export class ReplicaChecks implements OnApplicationBootstrap, OnApplicationShutd
     let failure: Error | undefined;
     try {
       await withinDeadline(
-        this.selectOne(replica),
+        selectOne(replica),
         this.env.HEALTH_TIMEOUT_MS,
         () => new Error('no answer in time'),
       );
@@ -77,18 +78,6 @@ export class ReplicaChecks implements OnApplicationBootstrap, OnApplicationShutd
       );
     } else if (wasAnswering === false && isAnswering) {
       this.logger.log(`${replica.name} answers again: back in rotation`);
-    }
-  }
-
-  /** `SELECT 1` on a pooled connection; one that failed is dropped, not handed back. */
-  private async selectOne(replica: ReplicaPool): Promise<void> {
-    const connection = await replica.connect();
-    try {
-      await connection.query('SELECT 1');
-      connection.release();
-    } catch (error) {
-      connection.release(error as Error);
-      throw error;
     }
   }
 }

@@ -1,0 +1,25 @@
+import { Pool } from 'pg';
+
+/**
+ * The 'error' listener every checked-out connection needs. pg emits 'error' on a connection
+ * that breaks (the server stopped, the socket closed), and unheard that is an uncaught exception
+ * that ends the process; pg-pool listens only while a connection is idle. The broken
+ * connection's query fails as well, and that failure is what its caller reports.
+ */
+export const ignoreBreak = (): void => undefined;
+
+/** `SELECT 1` on one of `pool`'s connections: answered, it goes back; failed, it is dropped. */
+export async function selectOne(pool: Pool): Promise<void> {
+  const connection = await pool.connect();
+  connection.on('error', ignoreBreak);
+  let failure: Error | undefined;
+  try {
+    await connection.query('SELECT 1');
+  } catch (error) {
+    failure = error as Error;
+    throw error;
+  } finally {
+    connection.removeListener('error', ignoreBreak);
+    connection.release(failure);
+  }
+}

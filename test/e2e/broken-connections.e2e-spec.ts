@@ -1,0 +1,83 @@
+import { Logger } from '@nestjs/common';
+import { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import { DatabaseEnv } from '../../src/config/database.env';
+import { selectOne } from '../../src/database/broken-connection';
+import { DatabasePools } from '../../src/database/pools';
+import { DatabasePing } from '../../src/health/database-ping';
+import { TcpProxy } from '../support/tcp-proxy';
+import { waitFor } from '../support/wait-for';
+
+// pg emits 'error' on a connection that breaks while checked out: unheard, the process ends
+// (an uncaught exception, which fails this file). Each case breaks one during its statement.
+describe('A connection that breaks while its statement runs', () => {
+  // The server's own database: these statements need no tables.
+  const directUrl = new URL(process.env.TEST_SERVER_URL as string);
+  const proxy = new TcpProxy(directUrl.hostname, Number(directUrl.port || 5432));
+  let viaProxy: string;
+  let pool: Pool | undefined;
+
+  beforeAll(() => jest.spyOn(Logger.prototype, 'warn').mockImplementation());
+  afterAll(() => jest.restoreAllMocks());
+
+  beforeEach(async () => {
+    // Each answer held long enough to cut the connection after the statement went out.
+    Object.assign(proxy, { silent: false, delayMs: 300, sentToTarget: '' });
+    await proxy.up();
+    const url = new URL(directUrl);
+    url.port = String(proxy.port);
+    viaProxy = url.toString();
+  });
+
+  afterEach(async () => {
+    await proxy.down();
+    await pool?.end();
+    pool = undefined;
+  });
+
+  /** Closes every connection once `statement` reached the database, before its answer is back. */
+  async function cutOnceSent(statement: string): Promise<void> {
+    await waitFor(() => proxy.sentToTarget.includes(statement), {
+      what: `${statement} to be sent`,
+      intervalMs: 5,
+    });
+    proxy.silent = true;
+    await proxy.down();
+  }
+
+  function poolViaProxy(): Pool {
+    pool = new Pool({ connectionString: viaProxy, max: 1 });
+    pool.on('error', () => undefined);
+    return pool;
+  }
+
+  it('fails the replica check (selectOne), not the process', async () => {
+    const checked = selectOne(poolViaProxy());
+    await cutOnceSent('SELECT 1');
+    await expect(checked).rejects.toThrow(/Connection terminated/);
+  });
+
+  it('fails the readiness ping, not the process', async () => {
+    const ping = new DatabasePing('database', { connectionString: viaProxy }, 10000);
+    const checked = ping.check();
+    await cutOnceSent('SELECT 1');
+    expect((await checked).isUp).toBe(false);
+    await ping.close();
+  });
+
+  it("fails a new primary connection's check for a standby, not the process", async () => {
+    const primary = poolViaProxy();
+    const pools = new DatabasePools(
+      { driver: { master: primary } } as unknown as DataSource,
+      Object.assign(new DatabaseEnv(), { DATABASE_REPLICA_URLS: [] }),
+    );
+    const connected = new Promise<Error | undefined>((resolve) =>
+      pools.connect('primary', (error, _connection, release) => {
+        release?.();
+        resolve(error);
+      }),
+    );
+    await cutOnceSent('pg_is_in_recovery');
+    expect((await connected)?.message).toMatch(/Connection terminated/);
+  });
+});
