@@ -3,14 +3,16 @@
 // BENCH_SCOPE_LINKS (100) links of ~100 clients each. Per request kind — a List Clients page, a
 // cursor page, a client feed page, a Get Client (of a client both keys see) — the server's and
 // the database's CPU per request, for the full key (twice: the A/A spread) and the scoped one,
-// interleaved over BENCH_ROUNDS rounds. Writes bench/results/<stamp>-scoped-keys.md.
+// interleaved over BENCH_ROUNDS rounds; then, with no server, the database's floor for a scoped
+// page: the cheapest statement that reads each of the key's links once, against the full-access
+// page's statement. Writes bench/results/<stamp>-scoped-keys.md.
 // Measurements only: nothing here passes or fails.
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { API_KEY, measure } from './measure.mjs';
+import { API_KEY, databaseCpu, databaseCpuSince, measure } from './measure.mjs';
 import {
   build,
   createDatabase,
@@ -33,6 +35,60 @@ const log = (message) => console.log(`[scoped-keys] ${message}`);
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 const pick = (items) => items[Math.floor(Math.random() * items.length)];
 
+/**
+ * Statements run straight on the database, no server: the full-access List Clients page, and
+ * reads that visit every link of the key (`$1`) once, from the index on (link_id, created_at,
+ * id) as a scoped page must: one row of each (the least any per-link read costs), then the
+ * three rows of each that the scoped page reads first.
+ */
+const FLOOR_STATEMENTS = {
+  'full-access page (101 rows of one index)': `SELECT id, link_id, is_deleted, status, created_at, updated_at
+     FROM clients ORDER BY created_at, id COLLATE "C" LIMIT 101`,
+  "one row of each of the key's links": `SELECT c.id, c.created_at FROM api_key_links AS s
+     CROSS JOIN LATERAL (SELECT id, created_at FROM clients AS c WHERE c.link_id = s.link_id
+       ORDER BY created_at, id COLLATE "C" LIMIT 1) AS c
+     WHERE s.key_id = $1::uuid`,
+  "three rows of each of the key's links": `SELECT c.* FROM api_key_links AS s
+     CROSS JOIN LATERAL (SELECT * FROM clients AS c WHERE c.link_id = s.link_id
+       ORDER BY created_at, id COLLATE "C" LIMIT 3) AS c
+     WHERE s.key_id = $1::uuid`,
+};
+
+/** The database CPU per execution of `text` (prepared), run on `connections` connections. */
+async function statementCpuUs(url, text, keyId) {
+  const values = text.includes('$1') ? [keyId] : [];
+  const clients = Array.from({ length: settings.connections }, () => new pg.Client(url));
+  await Promise.all(clients.map((client) => client.connect()));
+  try {
+    const before = await databaseCpu(url);
+    const until = Date.now() + settings.seconds * 1000;
+    let executions = 0;
+    await Promise.all(
+      clients.map(async (client) => {
+        while (Date.now() < until) {
+          await client.query({ name: 'floor', text, values });
+          executions += 1;
+        }
+      }),
+    );
+    return (1000 * databaseCpuSince(before, await databaseCpu(url))) / executions;
+  } finally {
+    await Promise.all(clients.map((client) => client.end()));
+  }
+}
+
+/** Each floor statement's CPU, interleaved over the rounds; medians. */
+async function floorStatements(url, keyId) {
+  const runs = Object.fromEntries(Object.keys(FLOOR_STATEMENTS).map((kind) => [kind, []]));
+  for (let round = 0; round < settings.rounds; round++) {
+    const kinds = Object.keys(FLOOR_STATEMENTS);
+    for (const kind of round % 2 ? kinds.reverse() : kinds) {
+      runs[kind].push(await statementCpuUs(url, FLOOR_STATEMENTS[kind], keyId));
+    }
+  }
+  return Object.fromEntries(Object.entries(runs).map(([kind, values]) => [kind, median(values)]));
+}
+
 /** A managed key of `scope` (links: a list, or none for every link), written as the CLI would. */
 async function managedKey(client, name, links) {
   const require = createRequire(import.meta.url);
@@ -51,7 +107,7 @@ async function managedKey(client, name, links) {
       [rows[0].id, links],
     );
   }
-  return key;
+  return { key, id: rows[0].id };
 }
 
 async function main() {
@@ -78,6 +134,8 @@ async function main() {
     ]);
     const visibleIds = rows.map(({ id }) => id);
     await db.query('ANALYZE api_key_links');
+    const floor = await floorStatements(database.url, keys.scoped.id);
+    log('floor statements done');
 
     server = startServer(
       'dist/main.js',
@@ -93,8 +151,8 @@ async function main() {
       return encodeURIComponent(body.meta.nextCursor);
     };
     const cursors = {
-      full: await cursorOf(keys.full, '/api/data/clients?limit=100'),
-      scoped: await cursorOf(keys.scoped, '/api/data/clients?limit=100'),
+      full: await cursorOf(keys.full.key, '/api/data/clients?limit=100'),
+      scoped: await cursorOf(keys.scoped.key, '/api/data/clients?limit=100'),
     };
     const kinds = {
       'List Clients page 1': () => '/api/data/clients?limit=100',
@@ -108,7 +166,7 @@ async function main() {
       for (let round = 0; round < settings.rounds; round++) {
         const order = round % 2 ? ['scoped', 'again', 'full'] : ['full', 'scoped', 'again'];
         for (const who of order) {
-          const key = who === 'scoped' ? keys.scoped : keys.full;
+          const key = who === 'scoped' ? keys.scoped.key : keys.full.key;
           const run = await measure(
             server,
             database.url,
@@ -125,7 +183,7 @@ async function main() {
       }
       log(`${kind} done`);
     }
-    const report = render(results);
+    const report = render(results, floor);
     console.log(`\n${report}`);
     const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-');
     writeFileSync(join(root, 'bench/results', `${stamp}-scoped-keys.md`), report);
@@ -139,7 +197,11 @@ async function main() {
   }
 }
 
-function render(results) {
+function render(results, floor) {
+  const fullPage = Object.values(floor)[0];
+  const floorRows = Object.entries(floor).map(
+    ([kind, us]) => `| ${kind} | ${us.toFixed(0)} µs | ${(us / fullPage).toFixed(2)}× |`,
+  );
   const cell = (runs, field) => median(runs.map((run) => run[field]));
   const rows = Object.entries(results).map(([kind, { full, again, scoped }]) => {
     const server = [cell(full, 'cpuUs'), cell(again, 'cpuUs'), cell(scoped, 'cpuUs')];
@@ -163,6 +225,12 @@ function render(results) {
     '| request | server CPU per request, full / scoped | scoped ÷ full | database CPU per request, full / scoped | scoped ÷ full | req/s full / scoped |',
     '|---|---:|---:|---:|---:|---:|',
     ...rows,
+    '',
+    `The database's floor for a scoped page: statements alone on ${settings.connections} connections, ${settings.seconds} s each, ${settings.rounds} rounds, medians.`,
+    '',
+    '| statement | database CPU per statement | ÷ the full-access page |',
+    '|---|---:|---:|',
+    ...floorRows,
     '',
   ].join('\n');
 }
