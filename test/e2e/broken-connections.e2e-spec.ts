@@ -22,7 +22,7 @@ describe('A connection that breaks while its statement runs', () => {
 
   beforeEach(async () => {
     // Each answer held long enough to cut the connection after the statement went out.
-    Object.assign(proxy, { silent: false, delayMs: 300, sentToTarget: '' });
+    Object.assign(proxy, { silent: false, delayMs: 500, sentToTarget: '' });
     await proxy.up();
     const url = new URL(directUrl);
     url.port = String(proxy.port);
