@@ -84,14 +84,16 @@ export const scrapeMetric = async (metricsPort, name) =>
 /**
  * CPU milliseconds of every backend of the database, by pid. Only one server is under load at
  * a time, so the difference of two snapshots is that server's database work (a backend that
- * ended between them is missed; pools keep theirs). Needs PostgreSQL on this machine.
+ * ended between them is missed; pools keep theirs). Autovacuum's workers are not the load's work.
+ * Needs PostgreSQL on this machine.
  */
 export async function databaseCpu(url) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const { rows } = await client.query(
-      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      `SELECT pid FROM pg_stat_activity
+       WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type <> 'autovacuum worker'`,
     );
     return new Map(rows.map(({ pid }) => [pid, cpuMs(pid)]));
   } finally {

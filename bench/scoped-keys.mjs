@@ -36,23 +36,31 @@ const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1]
 const pick = (items) => items[Math.floor(Math.random() * items.length)];
 
 /**
- * Statements run straight on the database, no server: the full-access List Clients page, and
- * reads that visit every link of the key (`$1`) once, from the index on (link_id, created_at,
- * id) as a scoped page must: one row of each (the least any per-link read costs), then the
- * three rows of each that the scoped page reads first.
+ * Statements run straight on the database, no server: the full-access List Clients page (the
+ * bench's limit=100, and one row more that tells whether a next page exists), and reads that
+ * visit every link of the key (`$1`) once, from the index on (link_id, created_at, id) as a
+ * scoped page must: one row of each (the least any per-link read costs), then as many rows of
+ * each as the scoped page reads first (firstRowsPerLink).
  */
-const FLOOR_STATEMENTS = {
-  'full-access page (101 rows of one index)': `SELECT id, link_id, is_deleted, status, created_at, updated_at
-     FROM clients ORDER BY created_at, id COLLATE "C" LIMIT 101`,
-  "one row of each of the key's links": `SELECT c.id, c.created_at FROM api_key_links AS s
-     CROSS JOIN LATERAL (SELECT id, created_at FROM clients AS c WHERE c.link_id = s.link_id
-       ORDER BY created_at, id COLLATE "C" LIMIT 1) AS c
-     WHERE s.key_id = $1::uuid`,
-  "three rows of each of the key's links": `SELECT c.* FROM api_key_links AS s
-     CROSS JOIN LATERAL (SELECT * FROM clients AS c WHERE c.link_id = s.link_id
-       ORDER BY created_at, id COLLATE "C" LIMIT 3) AS c
-     WHERE s.key_id = $1::uuid`,
-};
+function floorStatements() {
+  const { firstRowsPerLink } = createRequire(import.meta.url)(
+    join(root, 'dist/api-keys/key-links-merge.js'),
+  );
+  const firstRows = firstRowsPerLink(101, settings.scopeLinks);
+  const eachLink = (columns, rows) => `SELECT c.* FROM api_key_links AS s
+     CROSS JOIN LATERAL (SELECT ${columns} FROM clients AS c WHERE c.link_id = s.link_id
+       ORDER BY created_at, id COLLATE "C" LIMIT ${rows}) AS c
+     WHERE s.key_id = $1::uuid`;
+  return {
+    'full-access page (101 rows of one index)': `SELECT id, link_id, is_deleted, status, created_at, updated_at
+       FROM clients ORDER BY created_at, id COLLATE "C" LIMIT 101`,
+    "one row of each of the key's links": eachLink('id, created_at', 1),
+    [`${firstRows} rows of each of the key's links (the scoped page's first read)`]: eachLink(
+      '*',
+      firstRows,
+    ),
+  };
+}
 
 /** The database CPU per execution of `text` (prepared), run on `connections` connections. */
 async function statementCpuUs(url, text, keyId) {
@@ -78,12 +86,13 @@ async function statementCpuUs(url, text, keyId) {
 }
 
 /** Each floor statement's CPU, interleaved over the rounds; medians. */
-async function floorStatements(url, keyId) {
-  const runs = Object.fromEntries(Object.keys(FLOOR_STATEMENTS).map((kind) => [kind, []]));
+async function measureFloor(url, keyId) {
+  const statements = floorStatements();
+  const runs = Object.fromEntries(Object.keys(statements).map((kind) => [kind, []]));
   for (let round = 0; round < settings.rounds; round++) {
-    const kinds = Object.keys(FLOOR_STATEMENTS);
+    const kinds = Object.keys(statements);
     for (const kind of round % 2 ? kinds.reverse() : kinds) {
-      runs[kind].push(await statementCpuUs(url, FLOOR_STATEMENTS[kind], keyId));
+      runs[kind].push(await statementCpuUs(url, statements[kind], keyId));
     }
   }
   return Object.fromEntries(Object.entries(runs).map(([kind, values]) => [kind, median(values)]));
@@ -134,7 +143,7 @@ async function main() {
     ]);
     const visibleIds = rows.map(({ id }) => id);
     await db.query('ANALYZE api_key_links');
-    const floor = await floorStatements(database.url, keys.scoped.id);
+    const floor = await measureFloor(database.url, keys.scoped.id);
     log('floor statements done');
 
     server = startServer(

@@ -4,7 +4,8 @@ import { Pool } from 'pg';
  * The 'error' listener every checked-out connection needs. pg emits 'error' on a connection
  * that breaks (the server stopped, the socket closed), and unheard that is an uncaught exception
  * that ends the process; pg-pool listens only while a connection is idle. The broken
- * connection's query fails as well, and that failure is what its caller reports.
+ * connection's query fails as well, and that failure is what its caller reports. Removed only
+ * just before the connection is released, nothing in between.
  */
 export const ignoreBreak = (): void => undefined;
 

@@ -2,10 +2,10 @@ import { Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { PoolClient, QueryConfig, QueryResult } from 'pg';
 import { DatabaseEnv } from '../config/database.env';
 import { timeDatabase } from '../timing/server-timing';
+import { ignoreBreak } from './broken-connection';
 import { DatabasePools, Release } from './pools';
 import { DATABASE_UNAVAILABLE, isConnectionFailure } from './database-unavailable';
 import { withinDeadline } from './within-deadline';
-import { ignoreBreak } from './broken-connection';
 
 const MAX_PREPARED_STATEMENTS = 200;
 /**

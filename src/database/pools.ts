@@ -97,7 +97,8 @@ export class DatabasePools implements OnApplicationShutdown {
   }
 
   private verifyPrimary(client: Client, done: (error?: Error) => void): void {
-    // Between pg-pool's hands and the reader's: nobody else listens for a break meanwhile.
+    // pg-pool stops listening before `verify`, and whoever asked for the connection (the reader,
+    // TypeORM's query runner) listens only after `done`: until then, this one hears a break.
     client.on('error', ignoreBreak);
     client.query('SELECT pg_is_in_recovery() AS standby', (error, result) => {
       client.removeListener('error', ignoreBreak);

@@ -13,7 +13,7 @@ describe('RedisModule', () => {
       jest.doMock('ioredis', () => {
         throw new Error('ioredis was loaded');
       });
-      /* eslint-disable-next-line @typescript-eslint/no-require-imports */
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const loaded = require('./redis.module') as typeof import('./redis.module');
       const { RedisModule, SHARED_REDIS } = loaded;
       const providers = Reflect.getMetadata(

@@ -9,7 +9,7 @@ import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
 
 // pg emits 'error' on a connection that breaks while checked out: unheard, the process ends
-// (an uncaught exception, which fails this file). Each case breaks one during its statement.
+// (an uncaught exception, which fails the running test). Each case breaks one during its statement.
 describe('A connection that breaks while its statement runs', () => {
   // The server's own database: these statements need no tables.
   const directUrl = new URL(process.env.TEST_SERVER_URL as string);
@@ -21,8 +21,9 @@ describe('A connection that breaks while its statement runs', () => {
   afterAll(() => jest.restoreAllMocks());
 
   beforeEach(async () => {
-    // Each answer held long enough to cut the connection after the statement went out.
-    Object.assign(proxy, { silent: false, delayMs: 500, sentToTarget: '' });
+    // Every packet, either way, held long enough to cut the connection once the client sent its
+    // statement (the login's round trip too: about a second a case). A fresh port each time.
+    Object.assign(proxy, { silent: false, delayMs: 500, sentToTarget: '', port: 0 });
     await proxy.up();
     const url = new URL(directUrl);
     url.port = String(proxy.port);
@@ -35,7 +36,7 @@ describe('A connection that breaks while its statement runs', () => {
     pool = undefined;
   });
 
-  /** Closes every connection once `statement` reached the database, before its answer is back. */
+  /** Closes every connection once the client sent `statement` (held by the proxy, then dropped). */
   async function cutOnceSent(statement: string): Promise<void> {
     await waitFor(() => proxy.sentToTarget.includes(statement), {
       what: `${statement} to be sent`,
@@ -59,10 +60,13 @@ describe('A connection that breaks while its statement runs', () => {
 
   it('fails the readiness ping, not the process', async () => {
     const ping = new DatabasePing('database', { connectionString: viaProxy }, 10000);
-    const checked = ping.check();
-    await cutOnceSent('SELECT 1');
-    expect((await checked).isUp).toBe(false);
-    await ping.close();
+    try {
+      const checked = ping.check();
+      await cutOnceSent('SELECT 1');
+      expect((await checked).isUp).toBe(false);
+    } finally {
+      await ping.close();
+    }
   });
 
   it("fails a new primary connection's check for a standby, not the process", async () => {
