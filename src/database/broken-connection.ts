@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { withinDeadline } from './within-deadline';
 
 /**
  * The 'error' listener every checked-out connection needs. pg emits 'error' on a connection
@@ -9,8 +10,16 @@ import { Pool } from 'pg';
  */
 export const ignoreBreak = (): void => undefined;
 
-/** `SELECT 1` on one of `pool`'s connections: answered, it goes back; failed, it is dropped. */
-export async function selectOne(pool: Pool): Promise<void> {
+/**
+ * `SELECT 1` on one of `pool`'s connections, answered within `timeoutMs` (connecting and the
+ * query each have the pool's timeouts; together they must keep it too), else an error. Answered,
+ * the connection goes back; failed, it is dropped.
+ */
+export function selectOne(pool: Pool, timeoutMs: number): Promise<void> {
+  return withinDeadline(selectOneNow(pool), timeoutMs, () => new Error('no answer in time'));
+}
+
+async function selectOneNow(pool: Pool): Promise<void> {
   const connection = await pool.connect();
   connection.on('error', ignoreBreak);
   let failure: Error | undefined;

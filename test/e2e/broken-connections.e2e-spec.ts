@@ -53,7 +53,7 @@ describe('A connection that breaks while its statement runs', () => {
   }
 
   it('fails the replica check (selectOne), not the process', async () => {
-    const checked = selectOne(poolViaProxy());
+    const checked = selectOne(poolViaProxy(), 10000);
     await cutOnceSent('SELECT 1');
     await expect(checked).rejects.toThrow(/Connection terminated/);
   });
