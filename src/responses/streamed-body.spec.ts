@@ -20,12 +20,18 @@ const PIECE_BYTES = 256 * 1024;
 const piecesOf = (count: number) =>
   Array.from({ length: count }, () => randomBytes((PIECE_BYTES * 3) / 4).toString('base64'));
 
-/** A request whose response is not read until `read()`; `body` resolves once it closes. */
+/**
+ * A request whose response is not read until `read()`; `body` resolves once it closes. It goes
+ * on a connection of its own: a kept-alive one that carried a body read at full speed has had its
+ * receive buffer grown by the kernel as it was read (up to tcp_rmem's maximum, 32 MiB here), which would take a
+ * whole body for a reader that reads nothing.
+ */
 function pausedRequest(url: string, encoding: string) {
   const chunks: Buffer[] = [];
   let response: IncomingMessage | undefined;
   const body = new Promise<{ body: Buffer; complete: boolean }>((resolve) => {
-    const request = get(url, { headers: { 'Accept-Encoding': encoding } }, (res) => {
+    const headers = { 'Accept-Encoding': encoding };
+    const request = get(url, { headers, agent: false }, (res) => {
       response = res;
       res.pause();
       res.on('data', (chunk: Buffer) => chunks.push(chunk));

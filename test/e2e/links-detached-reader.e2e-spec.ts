@@ -10,12 +10,16 @@ import { SharedRender } from '../../src/responses/shared-render';
 // reader that stops falls far behind one that reads.
 const LINKS = 150_000;
 
-/** A List Links request whose answer is not read until `read()`; `abort()` drops it. */
+/**
+ * A List Links request whose answer is not read until `read()`; `abort()` drops it. On a
+ * connection of its own: a kept-alive one that was read at full speed has a receive buffer the
+ * kernel grew (up to tcp_rmem's maximum), which could take the whole list for a reader that stopped.
+ */
 function pausedGet(url: string) {
   let read = () => {};
   let abort = () => {};
   const answer = new Promise<Received>((resolve) => {
-    const req = get(url, { headers: AUTH }, (res) => {
+    const req = get(url, { headers: AUTH, agent: false }, (res) => {
       res.pause();
       read = () => res.resume();
       const chunks: Buffer[] = [];
