@@ -15,11 +15,12 @@ if total then return { 'total', now, total, redis.call('PTTL', KEYS[1]) } end
 if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return { 'lock', now } end
 return { 'wait', now }`;
 
-// Stores a total for what is left of the TTL since its count started (ARGV[2], Redis's time),
-// and frees the lock if it is still ours.
+// Stores a total until the TTL has passed since its count started (ARGV[2], Redis's time),
+// and frees the lock if it is still ours. The expiry is absolute (PXAT): one relative to now
+// would move by the time between reading the clock and the SET.
 const STORE_AND_UNLOCK = `${NOW}
-local remaining = tonumber(ARGV[2]) + tonumber(ARGV[3]) - now
-if ARGV[1] ~= '' and remaining > 0 then redis.call('SET', KEYS[1], ARGV[1], 'PX', remaining) end
+local expiresAt = tonumber(ARGV[2]) + tonumber(ARGV[3])
+if ARGV[1] ~= '' and expiresAt > now then redis.call('SET', KEYS[1], ARGV[1], 'PXAT', expiresAt) end
 if redis.call('GET', KEYS[2]) == ARGV[4] then redis.call('DEL', KEYS[2]) end
 return 1`;
 

@@ -70,6 +70,28 @@ describeWith(['redis-server'], 'SharedCounts: the lock between pods', () => {
     expect(await redis.exists(PREFIX + lockKey(k))).toBe(0);
   });
 
+  it('stores each total to expire the TTL after its count started, to the ms of Redis’s clock', async () => {
+    const [a] = await pods(5000);
+    // Redis's time when the pod took the lock: when its count started.
+    const lockedAt: number[] = [];
+    const run = connections[0].run.bind(connections[0]);
+    jest.spyOn(connections[0], 'run').mockImplementation(async (work, fallback) => {
+      const answer = await run(work, fallback);
+      if (Array.isArray(answer) && answer[0] === 'lock') lockedAt.push(answer[1] as number);
+      return answer;
+    });
+    // An expiry relative to the store's time moved whenever a ms passed within the script.
+    const late: number[] = [];
+    for (let i = 0; i < 1000; i++) {
+      const k = key();
+      await a.fetch(k, counter(1));
+      const expiresAt = await redis.pexpiretime(PREFIX + totalKey(k));
+      if (expiresAt !== lockedAt[i] + 5000) late.push(expiresAt - lockedAt[i] - 5000);
+    }
+    expect(lockedAt).toHaveLength(1000);
+    expect(late).toEqual([]);
+  });
+
   it('counts itself once the wait bound has passed, when the lock holder is gone', async () => {
     const [, b] = await pods(5000);
     const k = key();
