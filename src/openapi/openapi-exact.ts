@@ -141,8 +141,10 @@ function headOf(get: OperationObject): OperationObject {
   };
 }
 
+// Statuses are ASCII ('200' … 'default'): compared by code unit, as localeCompare would order them,
+// without loading ICU's collation data (~1.7 MiB resident for the process's life).
 function sortByStatus<T>(responses: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 function close(schema: SchemaObject): void {
