@@ -22,9 +22,9 @@ const piecesOf = (count: number) =>
 
 /**
  * A request whose response is not read until `read()`; `body` resolves once it closes. It goes
- * on a connection of its own: a kept-alive one that carried a body read at full speed has had its
- * receive buffer grown by the kernel as it was read (up to tcp_rmem's maximum, 32 MiB here), which would take a
- * whole body for a reader that reads nothing.
+ * on a connection of its own: a kept-alive one that carried a body read at full speed had its
+ * receive buffer grown by the kernel as it was read (up to tcp_rmem's maximum, 32 MiB here),
+ * which takes a whole body for a reader that reads nothing.
  */
 function pausedRequest(url: string, encoding: string) {
   const chunks: Buffer[] = [];

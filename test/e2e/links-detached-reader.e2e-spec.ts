@@ -13,7 +13,7 @@ const LINKS = 150_000;
 /**
  * A List Links request whose answer is not read until `read()`; `abort()` drops it. On a
  * connection of its own: a kept-alive one that was read at full speed has a receive buffer the
- * kernel grew (up to tcp_rmem's maximum), which could take the whole list for a reader that stopped.
+ * kernel grew (up to tcp_rmem's maximum), which could take the whole list for a stopped reader.
  */
 function pausedGet(url: string) {
   let read = () => {};
