@@ -20,9 +20,12 @@ describe('openapi.json (the committed document)', () => {
   // Collation would load ICU's data for the process's life (~1.7 MiB resident) to sort ASCII.
   it('is built without collation (localeCompare)', async () => {
     const localeCompare = jest.spyOn(String.prototype, 'localeCompare');
-    await generateOpenApiJson();
-    expect(localeCompare).not.toHaveBeenCalled();
-    localeCompare.mockRestore();
+    try {
+      await generateOpenApiJson();
+      expect(localeCompare).not.toHaveBeenCalled();
+    } finally {
+      localeCompare.mockRestore();
+    }
   });
 
   it('is what the running app serves at /docs/openapi.json', async () => {

