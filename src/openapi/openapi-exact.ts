@@ -145,8 +145,9 @@ function headOf(get: OperationObject): OperationObject {
 // without loading ICU's collation data (~1.7 MiB resident for the process's life). (An object
 // lists numeric keys in ascending order anyway: the sort places the others.)
 function sortByStatus<T>(responses: Record<string, T>): Record<string, T> {
-  const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => byCodeUnit(a, b)));
+  return Object.fromEntries(
+    Object.entries(responses).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
 }
 
 function close(schema: SchemaObject): void {

@@ -9,7 +9,8 @@ import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
 
 // pg emits 'error' on a connection that breaks while checked out: unheard, the process ends
-// (an uncaught exception, which fails the running test). Each case breaks one during its statement.
+// (an uncaught exception, which fails the running test). Each case breaks one during its
+// statement.
 describe('A connection that breaks while its statement runs', () => {
   // The server's own database: these statements need no tables.
   const directUrl = new URL(process.env.TEST_SERVER_URL as string);
