@@ -76,38 +76,37 @@ async function cursorAtPage(port, page) {
  */
 async function startServers(env) {
   // Several variants are separated by `;`, e.g. `--max-old-space-size=96;LOG_LEVEL=warn`: in
-  // each, `--` options go to NODE_OPTIONS and NAME=value words to the environment, except
+  // each, `--` options go on node's command line after the image's (so V8 options that
+  // NODE_OPTIONS refuses, e.g. --optimize-for-size, can be measured too) and NAME=value words to
+  // the environment, except
   // BUILD=<dir>, which runs another build (a copy of dist/ made before a change: an A/B).
   const variants = process.env.BENCH_VARIANT_NODE_OPTIONS?.split(';').filter(Boolean) ?? [];
   const wordsOf = (variant) => variant.split(' ').filter(Boolean);
   const buildOf = (variant) => wordsOf(variant).find((word) => word.startsWith('BUILD='));
   const variantScript = (variant) =>
     buildOf(variant) ? join(buildOf(variant).slice('BUILD='.length), 'main.js') : SCRIPT;
+  const variantOptions = (variant) => wordsOf(variant).filter((word) => word.startsWith('--'));
   const variantEnv = (variant) => {
-    const words = wordsOf(variant).filter((word) => !word.startsWith('BUILD='));
-    const options = words.filter((word) => word.startsWith('--')).join(' ');
-    return {
-      ...env,
-      ...Object.fromEntries(words.filter((w) => !w.startsWith('--')).map((w) => w.split('='))),
-      ...(options && { NODE_OPTIONS: options }),
-    };
+    const words = wordsOf(variant).filter((w) => !w.startsWith('BUILD=') && !w.startsWith('--'));
+    return { ...env, ...Object.fromEntries(words.map((word) => word.split('='))) };
   };
   const specs = [
-    ['ours', SCRIPT, env],
-    ...variants.map((options, index) => [
+    ['ours', SCRIPT, env, []],
+    ...variants.map((variant, index) => [
       `variant${index}`,
-      variantScript(options),
-      variantEnv(options),
+      variantScript(variant),
+      variantEnv(variant),
+      variantOptions(variant),
     ]),
-    ['nest', 'bench/nest-reference.mjs', env],
-    ['raw', 'bench/reference-server.mjs', env],
+    ['nest', 'bench/nest-reference.mjs', env, []],
+    ['raw', 'bench/reference-server.mjs', env, []],
   ];
   const servers = {};
   // Every server runs with the image's Node options and prints its collections (--trace-gc, a
   // line per collection): their pauses per request are what a heap bound costs, steadier than
   // the requests/s it changes.
-  for (const [key, script, serverEnv] of specs) {
-    const nodeArgs = ['--trace-gc', ...IMAGE_NODE_ARGS];
+  for (const [key, script, serverEnv, options] of specs) {
+    const nodeArgs = ['--trace-gc', ...IMAGE_NODE_ARGS, ...options];
     servers[key] = startServer(script, serverEnv, await freePort(), nodeArgs);
   }
   const startedAt = Date.now();
