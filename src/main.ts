@@ -1,9 +1,10 @@
 // First: tracing, when on, must start before the modules it instruments are loaded.
 import { stopTracing } from './telemetry/tracing';
 import { Logger } from '@nestjs/common';
+import { totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { unboundedYoungGenerationWarning } from './garbage-collection';
-import { waitingPollsHeapWarning } from './changes/waiting-polls-heap';
+import { waitingPollsHeapWarning, waitingPollsMemoryWarning } from './changes/waiting-polls-memory';
 import { LimitsEnv } from './config/limits.env';
 import { shutDownGracefully } from './health/graceful-shutdown';
 import { weakApiKeyProblems, weakCursorSecretProblems } from './config/weak-secrets';
@@ -41,9 +42,17 @@ refuseInvalidEnvironment()
     const logger = new Logger('Main');
     logger.log(`Links and Clients API listening on ${url} (V8 heap limit ${heapLimitMb} MB)`);
     logger.log(`Prometheus metrics on port ${app.get(MetricsServer).port}, path /metrics`);
+    // The container's memory limit; without one, Node reports at least the machine's memory.
+    const memoryLimit = process.constrainedMemory();
+    const { MAX_WAITING_POLLS } = app.get(LimitsEnv);
     const warnings = [
       unboundedYoungGenerationWarning(process.env.NODE_OPTIONS, process.execArgv),
-      waitingPollsHeapWarning(app.get(LimitsEnv).MAX_WAITING_POLLS, heapLimit),
+      waitingPollsHeapWarning(MAX_WAITING_POLLS, heapLimit),
+      waitingPollsMemoryWarning(
+        MAX_WAITING_POLLS,
+        memoryLimit > 0 && memoryLimit < totalmem() ? memoryLimit : undefined,
+        process.memoryUsage.rss(),
+      ),
     ];
     for (const warning of warnings) if (warning) logger.warn(warning);
   })
