@@ -69,6 +69,16 @@ async function cursorAtPage(port, page) {
   return encodeURIComponent((await res.json()).meta.nextCursor);
 }
 
+// The setting an option makes: a fixed old space and a share of the memory limit are one (Node
+// lets the share win whatever their order).
+const settingOf = (option) => option.split('=')[0].replace(/-percentage$/, '');
+
+/** The image's Node options, each replaced by `options`' own for the same setting. */
+const withImageNodeArgs = (options) => [
+  ...IMAGE_NODE_ARGS.filter((arg) => !options.some((o) => settingOf(o) === settingOf(arg))),
+  ...options,
+];
+
 /**
  * The servers measured, in the order each scenario runs them: ours, optionally ours under other
  * Node options (BENCH_VARIANT_NODE_OPTIONS, e.g. a heap bound), the NestJS floor, the raw
@@ -76,10 +86,10 @@ async function cursorAtPage(port, page) {
  */
 async function startServers(env) {
   // Several variants are separated by `;`, e.g. `--max-old-space-size=96;LOG_LEVEL=warn`: in
-  // each, `--` options go on node's command line after the image's (so V8 options that
-  // NODE_OPTIONS refuses, e.g. --optimize-for-size, can be measured too) and NAME=value words to
-  // the environment, except
-  // BUILD=<dir>, which runs another build (a copy of dist/ made before a change: an A/B).
+  // each, `--` options go on node's command line in place of the image's of the same setting
+  // (so V8 options that NODE_OPTIONS refuses, e.g. --optimize-for-size, can be measured too),
+  // NAME=value words to the environment, and BUILD=<dir> runs another build (a copy of dist/
+  // made before a change: an A/B).
   const variants = process.env.BENCH_VARIANT_NODE_OPTIONS?.split(';').filter(Boolean) ?? [];
   const wordsOf = (variant) => variant.split(' ').filter(Boolean);
   const buildOf = (variant) => wordsOf(variant).find((word) => word.startsWith('BUILD='));
@@ -106,7 +116,7 @@ async function startServers(env) {
   // line per collection): their pauses per request are what a heap bound costs, steadier than
   // the requests/s it changes.
   for (const [key, script, serverEnv, options] of specs) {
-    const nodeArgs = ['--trace-gc', ...IMAGE_NODE_ARGS, ...options];
+    const nodeArgs = ['--trace-gc', ...withImageNodeArgs(options)];
     servers[key] = startServer(script, serverEnv, await freePort(), nodeArgs);
   }
   const startedAt = Date.now();

@@ -4,7 +4,11 @@ import { Logger } from '@nestjs/common';
 import { totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { unboundedYoungGenerationWarning } from './garbage-collection';
-import { waitingPollsHeapWarning, waitingPollsMemoryWarning } from './changes/waiting-polls-memory';
+import {
+  containerMemoryLimit,
+  waitingPollsHeapWarning,
+  waitingPollsMemoryWarning,
+} from './changes/waiting-polls-memory';
 import { LimitsEnv } from './config/limits.env';
 import { shutDownGracefully } from './health/graceful-shutdown';
 import { weakApiKeyProblems, weakCursorSecretProblems } from './config/weak-secrets';
@@ -42,15 +46,13 @@ refuseInvalidEnvironment()
     const logger = new Logger('Main');
     logger.log(`Links and Clients API listening on ${url} (V8 heap limit ${heapLimitMb} MB)`);
     logger.log(`Prometheus metrics on port ${app.get(MetricsServer).port}, path /metrics`);
-    // The container's memory limit; without one, Node reports at least the machine's memory.
-    const memoryLimit = process.constrainedMemory();
     const { MAX_WAITING_POLLS } = app.get(LimitsEnv);
     const warnings = [
       unboundedYoungGenerationWarning(process.env.NODE_OPTIONS, process.execArgv),
       waitingPollsHeapWarning(MAX_WAITING_POLLS, heapLimit),
       waitingPollsMemoryWarning(
         MAX_WAITING_POLLS,
-        memoryLimit > 0 && memoryLimit < totalmem() ? memoryLimit : undefined,
+        containerMemoryLimit(process.constrainedMemory(), totalmem()),
         process.memoryUsage.rss(),
       ),
     ];

@@ -1,6 +1,6 @@
 import {
+  containerMemoryLimit,
   HEAP_PER_WAITING_POLL,
-  PEAK_RSS_PER_WAITING_POLL,
   waitingPollsHeapWarning,
   waitingPollsMemoryWarning,
 } from './waiting-polls-memory';
@@ -36,12 +36,12 @@ describe('waitingPollsHeapWarning', () => {
 });
 
 describe('waitingPollsMemoryWarning', () => {
-  // What the API holds resident once started, before any request (bench, long-poll).
+  // The server's RSS once started and serving, before any poll waits (bench/long-poll.mjs).
   const RESTING = 136 * MiB;
 
   it.each([
     [1000, '256Mi', 256 * MiB],
-    // Measured: 2,500 polls woken every second peaked at 225.9 MiB in a 256Mi pod.
+    // Measured: 2,500 polls woken every second peaked at 225.9 MiB in a 256Mi pod…
     [2500, '256Mi', 256 * MiB],
     // …and 5,000 at 303 MiB in a 384Mi pod.
     [5000, '384Mi', 384 * MiB],
@@ -49,26 +49,45 @@ describe('waitingPollsMemoryWarning', () => {
     expect(waitingPollsMemoryWarning(polls, limit, RESTING)).toBeUndefined();
   });
 
-  it('warns, with the figures, when they would take the pod past the memory alert', () => {
-    // Measured: 3,500 polls peaked at 249.9 MiB, 98 % of a 256Mi pod (the heap warning is silent).
+  it('warns, with the figures, where the heap warning is silent and the memory alert fires', () => {
+    // Measured: 3,500 polls peaked at 249.9 MiB, 98 % of a 256Mi pod; 3,000 are checked here.
     expect(waitingPollsHeapWarning(3000, POD_256)).toBeUndefined();
     expect(waitingPollsMemoryWarning(3000, 256 * MiB, RESTING)).toBe(
       'MAX_WAITING_POLLS=3000: that many waiting long polls, woken by changes, would take this ' +
-        'process to ~244 MB resident, over 90 % of its memory limit (256 MB), where the memory ' +
-        'alert fires: give the pods more memory, or lower MAX_WAITING_POLLS and run more pods ' +
+        'process to ~244 MiB resident, over 90 % of its memory limit (256 MiB), the memory ' +
+        "alert's line: give the pods more memory, or lower MAX_WAITING_POLLS and run more pods " +
         '(docs/performance.md, Memory)',
     );
   });
 
-  it('draws the line at 90 % of the limit, from what the process holds at rest', () => {
+  it('draws the line at 90 % of the limit, over what the process holds at start', () => {
     const limit = 256 * MiB;
-    const atLine = Math.floor((0.9 * limit - RESTING) / PEAK_RSS_PER_WAITING_POLL);
-    expect(waitingPollsMemoryWarning(atLine, limit, RESTING)).toBeUndefined();
-    expect(waitingPollsMemoryWarning(atLine + 1, limit, RESTING)).toMatch(/^MAX_WAITING_POLLS=/);
-    expect(waitingPollsMemoryWarning(atLine, limit, RESTING + 64 * MiB)).toMatch(/^MAX_WAITI/);
+    // A resting RSS that puts the line exactly at 2,600 polls.
+    const resting = 0.9 * limit - 2600 * 37 * 1024;
+    expect(waitingPollsMemoryWarning(2600, limit, resting)).toBeUndefined();
+    expect(waitingPollsMemoryWarning(2601, limit, resting)).toMatch(/^MAX_WAITING_POLLS=2601:/);
+    expect(waitingPollsMemoryWarning(2600, limit, resting + 1)).toMatch(/^MAX_WAITING_POLLS=/);
   });
 
   it('is silent without a memory limit', () => {
     expect(waitingPollsMemoryWarning(100_000, undefined, RESTING)).toBeUndefined();
+  });
+});
+
+describe('containerMemoryLimit', () => {
+  const MACHINE = 8 * 1024 * MiB;
+
+  it('is the cgroup limit when there is one', () => {
+    expect(containerMemoryLimit(256 * MiB, MACHINE)).toBe(256 * MiB);
+  });
+
+  it.each([
+    ['no memory cgroup (0)', 0],
+    ['an older Node (undefined)', undefined],
+    ['an unlimited cgroup (2^64)', 2 ** 64],
+    ["cgroup v1's unlimited (2^63 - 4096)", 9223372036854771712],
+    ["the machine's own memory", MACHINE],
+  ])('is undefined for %s', (_case, constrained) => {
+    expect(containerMemoryLimit(constrained, MACHINE)).toBeUndefined();
   });
 });

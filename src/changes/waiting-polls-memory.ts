@@ -34,11 +34,23 @@ export function waitingPollsHeapWarning(
 export const PEAK_RSS_PER_WAITING_POLL = 37 * 1024;
 
 /** The memory alert's line (LinksClientsMemoryNearLimit): this share of the pod's limit. */
-const MEMORY_ALERT_SHARE = 0.9;
+export const MEMORY_ALERT_SHARE = 0.9;
+
+/**
+ * The container's memory limit, from `process.constrainedMemory()`: undefined when there is none,
+ * which Node reports as 0 (no memory cgroup) or as at least the machine's memory (2^64 for an
+ * unlimited cgroup).
+ */
+export function containerMemoryLimit(
+  constrainedMemory: number | undefined,
+  totalMemory: number,
+): number | undefined {
+  return constrainedMemory && constrainedMemory < totalMemory ? constrainedMemory : undefined;
+}
 
 /**
  * A warning when MAX_WAITING_POLLS, all waiting and woken by changes, would take the process
- * past the memory alert's line (a 256Mi pod holds ~2,500); undefined without a memory limit.
+ * past the memory alert's line (a 256Mi pod holds ~2,600); undefined without a memory limit.
  */
 export function waitingPollsMemoryWarning(
   maxWaitingPolls: number,
@@ -48,11 +60,11 @@ export function waitingPollsMemoryWarning(
   if (memoryLimitBytes === undefined) return undefined;
   const peakBytes = restingRssBytes + maxWaitingPolls * PEAK_RSS_PER_WAITING_POLL;
   if (peakBytes <= memoryLimitBytes * MEMORY_ALERT_SHARE) return undefined;
-  const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+  const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
   return (
     `MAX_WAITING_POLLS=${maxWaitingPolls}: that many waiting long polls, woken by changes, would ` +
-    `take this process to ~${mb(peakBytes)} MB resident, over 90 % of its memory limit ` +
-    `(${mb(memoryLimitBytes)} MB), where the memory alert fires: give the pods more memory, or ` +
-    'lower MAX_WAITING_POLLS and run more pods (docs/performance.md, Memory)'
+    `take this process to ~${mib(peakBytes)} MiB resident, over ${MEMORY_ALERT_SHARE * 100} % of ` +
+    `its memory limit (${mib(memoryLimitBytes)} MiB), the memory alert's line: give the pods more ` +
+    'memory, or lower MAX_WAITING_POLLS and run more pods (docs/performance.md, Memory)'
   );
 }

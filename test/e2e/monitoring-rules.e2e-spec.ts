@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse, parseAllDocuments } from 'yaml';
+import { MEMORY_ALERT_SHARE } from '../../src/changes/waiting-polls-memory';
 import { describeWith, programPath } from '../support/optional-program';
 import { dashboardQueries, JOB, ruleFile } from '../support/monitoring';
 
@@ -77,12 +78,12 @@ describe('Monitoring rules and dashboard (deploy/monitoring)', () => {
     }
   });
 
-  it("the memory alert and panel use the Deployment's memory limit", () => {
+  it("the memory alert and panel use the Deployment's memory limit and the start's share", () => {
     const deployment = parse(readFileSync('deploy/k8s/deployment.yaml', 'utf8'));
     const limit = deployment.spec.template.spec.containers[0].resources.limits.memory as string;
     const bytes = Number(/^(\d+)Mi$/.exec(limit)?.[1]) * 1024 * 1024;
     const memory = alerts.find((rule) => rule.alert === 'LinksClientsMemoryNearLimit');
-    expect(memory?.expr).toContain(`> 0.9 * ${bytes}`);
+    expect(memory?.expr).toContain(`> ${MEMORY_ALERT_SHARE} * ${bytes}`);
     const dashboard = JSON.parse(readFileSync(`${DIR}/dashboard.json`, 'utf8'));
     const panel = dashboard.panels.find((p: { title: string }) => p.title.startsWith('Memory'));
     expect(panel.fieldConfig.defaults.max).toBe(bytes);
