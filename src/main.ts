@@ -4,11 +4,8 @@ import { Logger } from '@nestjs/common';
 import { totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { unboundedYoungGenerationWarning } from './garbage-collection';
-import {
-  containerMemoryLimit,
-  waitingPollsHeapWarning,
-  waitingPollsMemoryWarning,
-} from './changes/waiting-polls-memory';
+import { waitingPollsHeapWarning, waitingPollsMemoryWarning } from './changes/waiting-polls-memory';
+import { containerMemoryLimit } from './metrics/memory-limit';
 import { LimitsEnv } from './config/limits.env';
 import { shutDownGracefully } from './health/graceful-shutdown';
 import { weakApiKeyProblems, weakCursorSecretProblems } from './config/weak-secrets';

@@ -1,5 +1,4 @@
 import {
-  containerMemoryLimit,
   HEAP_PER_WAITING_POLL,
   waitingPollsHeapWarning,
   waitingPollsMemoryWarning,
@@ -71,23 +70,5 @@ describe('waitingPollsMemoryWarning', () => {
 
   it('is silent without a memory limit', () => {
     expect(waitingPollsMemoryWarning(100_000, undefined, RESTING)).toBeUndefined();
-  });
-});
-
-describe('containerMemoryLimit', () => {
-  const MACHINE = 8 * 1024 * MiB;
-
-  it('is the cgroup limit when there is one', () => {
-    expect(containerMemoryLimit(256 * MiB, MACHINE)).toBe(256 * MiB);
-  });
-
-  it.each([
-    ['no memory cgroup (0)', 0],
-    ['an older Node (undefined)', undefined],
-    ['an unlimited cgroup (2^64)', 2 ** 64],
-    ["cgroup v1's unlimited (2^63 - 4096)", 9223372036854771712],
-    ["the machine's own memory", MACHINE],
-  ])('is undefined for %s', (_case, constrained) => {
-    expect(containerMemoryLimit(constrained, MACHINE)).toBeUndefined();
   });
 });

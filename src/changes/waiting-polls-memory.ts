@@ -1,3 +1,5 @@
+import { MEMORY_ALERT_SHARE } from '../metrics/memory-limit';
+
 /**
  * The V8 heap one waiting long poll holds: its connection's, request's and response's objects,
  * the framework's and the API's (heap snapshots with 4,000 polls waiting: 14.2 KB each). Node's
@@ -32,21 +34,6 @@ export function waitingPollsHeapWarning(
  * with 2,500 polls woken every second in a 256Mi pod, 33–34 KiB with 3,500 (256Mi) and 5,000 (384Mi).
  */
 export const PEAK_RSS_PER_WAITING_POLL = 37 * 1024;
-
-/** The memory alert's line (LinksClientsMemoryNearLimit): this share of the pod's limit. */
-export const MEMORY_ALERT_SHARE = 0.9;
-
-/**
- * The container's memory limit, from `process.constrainedMemory()`: undefined when there is none,
- * which Node reports as 0 (no memory cgroup) or as at least the machine's memory (2^64 for an
- * unlimited cgroup).
- */
-export function containerMemoryLimit(
-  constrainedMemory: number | undefined,
-  totalMemory: number,
-): number | undefined {
-  return constrainedMemory && constrainedMemory < totalMemory ? constrainedMemory : undefined;
-}
 
 /**
  * A warning when MAX_WAITING_POLLS, all waiting and woken by changes, would take the process

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { DatabaseModule } from '../database/database.module';
 import { HttpMetrics } from './http-metrics';
+import { registerMemoryLimit } from './memory-limit';
 import { MetricsServer } from './metrics-server';
 import { PoolMetrics } from './pool-metrics';
 
@@ -17,6 +18,7 @@ import { PoolMetrics } from './pool-metrics';
       useFactory: () => {
         const registry = new Registry();
         collectDefaultMetrics({ register: registry });
+        registerMemoryLimit(registry);
         return registry;
       },
     },

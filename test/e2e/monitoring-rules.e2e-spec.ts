@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse, parseAllDocuments } from 'yaml';
-import { MEMORY_ALERT_SHARE } from '../../src/changes/waiting-polls-memory';
+import { MEMORY_ALERT_SHARE } from '../../src/metrics/memory-limit';
 import { describeWith, programPath } from '../support/optional-program';
 import { dashboardQueries, JOB, ruleFile } from '../support/monitoring';
 
@@ -78,16 +78,14 @@ describe('Monitoring rules and dashboard (deploy/monitoring)', () => {
     }
   });
 
-  it("the memory alert and panel use the Deployment's memory limit and the start's share", () => {
-    const deployment = parse(readFileSync('deploy/k8s/deployment.yaml', 'utf8'));
-    const limit = deployment.spec.template.spec.containers[0].resources.limits.memory as string;
-    const bytes = Number(/^(\d+)Mi$/.exec(limit)?.[1]) * 1024 * 1024;
+  it('the memory alert and panel set resident memory against the limit each pod reports', () => {
     const memory = alerts.find((rule) => rule.alert === 'LinksClientsMemoryNearLimit');
-    expect(memory?.expr).toContain(`> ${MEMORY_ALERT_SHARE} * ${bytes}`);
-    const dashboard = JSON.parse(readFileSync(`${DIR}/dashboard.json`, 'utf8'));
-    const panel = dashboard.panels.find((p: { title: string }) => p.title.startsWith('Memory'));
-    expect(panel.fieldConfig.defaults.max).toBe(bytes);
-    expect(panel.fieldConfig.defaults.thresholds.steps[1].value).toBeCloseTo(0.9 * bytes);
+    expect(memory?.expr).toBe(
+      `process_resident_memory_bytes{job="${JOB}"} > ${MEMORY_ALERT_SHARE} * ` +
+        `process_memory_limit_bytes{job="${JOB}"}`,
+    );
+    const panel = dashboardQueries().filter((q) => q.panel === 'Memory against the limit');
+    expect(panel.map((q) => q.expr)).toContain(`process_memory_limit_bytes{job="${JOB}"}`);
   });
 });
 
