@@ -209,7 +209,11 @@ async function main() {
         .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
     ),
   };
-  const server = startServer('dist/main.js', env, await freePort(), IMAGE_NODE_ARGS);
+  // --trace-gc: the full collections, whose pauses set the event-loop delay near the heap bound.
+  const server = startServer('dist/main.js', env, await freePort(), [
+    '--trace-gc',
+    ...IMAGE_NODE_ARGS,
+  ]);
   const pid = server.child.pid;
   const loadBefore = loadavg();
   let consumers;
@@ -255,6 +259,8 @@ async function main() {
     ];
     const wakeUpsWriting = await scrapeMetric(metricsPort, 'change_feed_wakeups_total');
     const answeredWriting = consumers.answered;
+    const gcWriting = { ...server.gc };
+    server.gc.fullMaxMs = 0;
     const record = (key, at) => commits.set(key, at);
     const background = backgroundWriters(database.url, settings.writeSeconds);
     await Promise.all(
@@ -282,6 +288,10 @@ async function main() {
       EVENT_LOOP_P99,
     );
     const wakeUps = wakeUpsAfter - wakeUpsWriting;
+    const fullCollections = server.gc.full - gcWriting.full;
+    const fullPauseMeanMs =
+      fullCollections > 0 ? (server.gc.fullMs - gcWriting.fullMs) / fullCollections : 0;
+    const fullPauseMaxMs = server.gc.fullMaxMs;
     const rssAfter = rssMb(pid);
     const peakRss = peakRssMb(pid);
     const peakPrivate = privatePeak();
@@ -308,6 +318,9 @@ async function main() {
       benchCpuPercent,
       databaseCpuPercent,
       wakeUps,
+      fullCollections,
+      fullPauseMeanMs,
+      fullPauseMaxMs,
       backgroundCommits,
       changes: commits.size,
       deliveries: latencies.length,
@@ -367,6 +380,7 @@ function render(f) {
     `| server RSS after / peak (VmHWM) | ${f.rssAfter.toFixed(1)} MB / ${f.peakRss.toFixed(1)} MB |`,
     `| server private memory (RssAnon: RSS without Node's code mapped from its file): before the polls / ${settings.consumers} waiting / highest from then to the end | ${[f.privateBefore, f.privateWaiting, f.peakPrivate].map((mb) => `${mb.toFixed(1)} MB`).join(' / ')} |`,
     `| event-loop delay p99: polls waiting, nothing written / changes flowing | ${f.idleEventLoopP99Ms.toFixed(1)} ms / ${f.writingEventLoopP99Ms.toFixed(1)} ms |`,
+    `| full garbage collections while changes flow: count / main-thread pause mean / longest | ${f.fullCollections} / ${f.fullPauseMeanMs.toFixed(1)} ms / ${f.fullPauseMaxMs.toFixed(1)} ms |`,
     ...(f.firstError ? ['', `First error: ${f.firstError}`] : []),
     '',
   ].join('\n');

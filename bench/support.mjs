@@ -190,6 +190,8 @@ export function startServer(script, env, port, nodeArgs = []) {
     get gcPauseMs() {
       return gc?.ms;
     },
+    /** Under --trace-gc, the running totals of gcPauses. */
+    gc,
   };
 }
 
@@ -198,16 +200,26 @@ export function startServer(script, env, port, nodeArgs = []) {
 // marking …` for its incremental steps. Both are time the main thread spent collecting.
 const GC_LINE = / ms: .* MB, ([\d.]+) \/ [\d.]+ ms(?:\s+\(\+ ([\d.]+) ms in)?/;
 
-/** Drains a server's stdout, summing the main-thread pauses of the --trace-gc lines in it. */
+/**
+ * Drains a server's stdout, summing the main-thread pauses of the --trace-gc lines in it, and
+ * counting the full collections (Mark-Compact) with their pauses (the final one, without the
+ * incremental steps before it), the longest since `fullMaxMs` was last set to 0.
+ */
 function gcPauses(stdout) {
-  const total = { ms: 0 };
+  const total = { ms: 0, full: 0, fullMs: 0, fullMaxMs: 0 };
   let partial = '';
   stdout.on('data', (chunk) => {
     const lines = (partial + chunk.toString()).split('\n');
     partial = lines.pop();
     for (const line of lines) {
       const match = GC_LINE.exec(line);
-      if (match) total.ms += Number(match[1]) + Number(match[2] ?? 0);
+      if (!match) continue;
+      const pause = Number(match[1]);
+      total.ms += pause + Number(match[2] ?? 0);
+      if (!line.includes('Mark-Compact')) continue;
+      total.full++;
+      total.fullMs += pause;
+      total.fullMaxMs = Math.max(total.fullMaxMs, pause);
     }
   });
   return total;
