@@ -1,11 +1,10 @@
 // First: tracing, when on, must start before the modules it instruments are loaded.
 import { stopTracing } from './telemetry/tracing';
 import { Logger } from '@nestjs/common';
-import { totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { unboundedYoungGenerationWarning } from './garbage-collection';
 import { waitingPollsHeapWarning, waitingPollsMemoryWarning } from './changes/waiting-polls-memory';
-import { containerMemoryLimit } from './metrics/memory-limit';
+import { currentContainerMemoryLimit } from './metrics/memory-limit';
 import { LimitsEnv } from './config/limits.env';
 import { shutDownGracefully } from './health/graceful-shutdown';
 import { weakApiKeyProblems, weakCursorSecretProblems } from './config/weak-secrets';
@@ -49,7 +48,7 @@ refuseInvalidEnvironment()
       waitingPollsHeapWarning(MAX_WAITING_POLLS, heapLimit),
       waitingPollsMemoryWarning(
         MAX_WAITING_POLLS,
-        containerMemoryLimit(process.constrainedMemory(), totalmem()),
+        currentContainerMemoryLimit(),
         process.memoryUsage.rss(),
       ),
     ];

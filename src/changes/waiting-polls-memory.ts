@@ -1,5 +1,9 @@
 import { MEMORY_ALERT_SHARE } from '../metrics/memory-limit';
 
+const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+const REMEDY =
+  'give the pods more memory, or lower MAX_WAITING_POLLS and run more pods (docs/performance.md, Memory)';
+
 /**
  * The V8 heap one waiting long poll holds: its connection's, request's and response's objects,
  * the framework's and the API's (heap snapshots with 4,000 polls waiting: 14.2 KB each). Node's
@@ -19,12 +23,10 @@ export function waitingPollsHeapWarning(
 ): string | undefined {
   const heldBytes = maxWaitingPolls * HEAP_PER_WAITING_POLL;
   if (heldBytes <= heapLimitBytes / 3) return undefined;
-  const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
   return (
-    `MAX_WAITING_POLLS=${maxWaitingPolls}: that many waiting long polls hold ~${mb(heldBytes)} MB ` +
-    `of heap, over a third of the V8 heap limit (${mb(heapLimitBytes)} MB), and full garbage ` +
-    'collections would pause every request several times a second: give the pods more memory, ' +
-    'or lower MAX_WAITING_POLLS and run more pods (docs/performance.md, Memory)'
+    `MAX_WAITING_POLLS=${maxWaitingPolls}: that many waiting long polls hold ~${mib(heldBytes)} MB ` +
+    `of heap, over a third of the V8 heap limit (${mib(heapLimitBytes)} MB), and full garbage ` +
+    `collections would pause every request several times a second: ${REMEDY}`
   );
 }
 
@@ -47,11 +49,9 @@ export function waitingPollsMemoryWarning(
   if (memoryLimitBytes === undefined) return undefined;
   const peakBytes = restingRssBytes + maxWaitingPolls * PEAK_RSS_PER_WAITING_POLL;
   if (peakBytes <= memoryLimitBytes * MEMORY_ALERT_SHARE) return undefined;
-  const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
   return (
     `MAX_WAITING_POLLS=${maxWaitingPolls}: that many waiting long polls, woken by changes, would ` +
     `take this process to ~${mib(peakBytes)} MiB resident, over ${MEMORY_ALERT_SHARE * 100} % of ` +
-    `its memory limit (${mib(memoryLimitBytes)} MiB), the memory alert's line: give the pods more ` +
-    'memory, or lower MAX_WAITING_POLLS and run more pods (docs/performance.md, Memory)'
+    `its memory limit (${mib(memoryLimitBytes)} MiB), the memory alert's line: ${REMEDY}`
   );
 }

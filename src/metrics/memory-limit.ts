@@ -16,6 +16,10 @@ export function containerMemoryLimit(
   return constrainedMemory && constrainedMemory < totalMemory ? constrainedMemory : undefined;
 }
 
+/** This process's container memory limit now (a pod resized in place has a new one). */
+export const currentContainerMemoryLimit = (): number | undefined =>
+  containerMemoryLimit(process.constrainedMemory(), totalmem());
+
 /**
  * `process_memory_limit_bytes`, read at each scrape (a pod resized in place has a new limit): the
  * memory the process may hold, its container's limit or else the machine's. The memory alert and
@@ -27,7 +31,7 @@ export function registerMemoryLimit(registry: Registry): void {
     help: "Memory the process may hold: its container's limit, or the machine's without one",
     registers: [registry],
     collect() {
-      this.set(containerMemoryLimit(process.constrainedMemory(), totalmem()) ?? totalmem());
+      this.set(currentContainerMemoryLimit() ?? totalmem());
     },
   });
 }
