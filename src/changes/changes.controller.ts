@@ -14,6 +14,7 @@ import { Caller } from '../auth/caller.decorator';
 import { ApiCaller } from '../api-keys/api-key-verifier';
 import { renderChangesPage } from './changes.renderer';
 import { ChangesPage, ChangesService } from './changes.service';
+import { ProblemDetailsFilter } from '../errors/problem-details.filter';
 import { ClientChangesResponse, LinkChangesResponse } from './dto/changes-page.response';
 import { ClientChangesQuery, LinkChangesQuery } from './dto/changes.query';
 import { CLIENT_CHANGES_EXAMPLE, LINK_CHANGES_EXAMPLE } from './dto/changes.examples';
@@ -31,11 +32,20 @@ async function send(req: Request, res: Response, page: ChangesPage): Promise<voi
   await body.send(req, res);
 }
 
+/**
+ * The feeds' handlers return at once and leave the page to be sent (or the failure answered)
+ * when it comes: a long poll then waits holding its response, not Nest's chain of handler
+ * calls, ~1.7 KB less heap a poll (docs/performance.md, "Memory").
+ */
+
 @ApiTags('changes')
 @RequiresOperation('changes:read')
 @Controller('api/data/changes')
 export class ChangesController extends ReadOnlyController(['clients', 'links']) {
-  constructor(private readonly changes: ChangesService) {
+  constructor(
+    private readonly changes: ChangesService,
+    private readonly problems: ProblemDetailsFilter,
+  ) {
     super();
   }
 
@@ -56,13 +66,13 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
     badQuery: [LIMIT_OUT_OF_RANGE, unknownParameter('since')],
   })
   @Header('Content-Type', 'application/json; charset=utf-8')
-  async clients(
+  clients(
     @Query(StrictQueryPipe) query: ClientChangesQuery,
     @Req() req: Request,
     @Res() res: Response,
     @Caller() caller: ApiCaller,
-  ): Promise<void> {
-    await send(req, res, await this.changes.clients(query, res, caller));
+  ): void {
+    this.sendWhenReady(req, res, this.changes.clients(query, res, caller));
   }
 
   @Get('links')
@@ -82,12 +92,18 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
     badQuery: [unknownParameter('linkId')],
   })
   @Header('Content-Type', 'application/json; charset=utf-8')
-  async links(
+  links(
     @Query(StrictQueryPipe) query: LinkChangesQuery,
     @Req() req: Request,
     @Res() res: Response,
     @Caller() caller: ApiCaller,
-  ): Promise<void> {
-    await send(req, res, await this.changes.links(query, res, caller));
+  ): void {
+    this.sendWhenReady(req, res, this.changes.links(query, res, caller));
+  }
+
+  private sendWhenReady(req: Request, res: Response, page: Promise<ChangesPage>): void {
+    page
+      .then((ready) => send(req, res, ready))
+      .catch((error: unknown) => this.problems.respond(error, req, res));
   }
 }

@@ -7,10 +7,18 @@ import { ChangesService } from './changes.service';
 import { SafePointLag } from './safe-point-lag';
 import { ChangeWatcher } from './change-watcher';
 import { WaitingPolls } from './waiting-polls';
+import { ProblemDetailsFilter } from '../errors/problem-details.filter';
 
 @Module({
   imports: [DatabaseModule, ApiKeysModule],
   controllers: [ChangesController],
-  providers: [ChangesRepository, ChangesService, SafePointLag, ChangeWatcher, WaitingPolls],
+  providers: [
+    ChangesRepository,
+    ChangesService,
+    SafePointLag,
+    ChangeWatcher,
+    WaitingPolls,
+    ProblemDetailsFilter,
+  ],
 })
 export class ChangesModule {}

@@ -37,8 +37,12 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   constructor(private readonly pino: PinoLogger) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const req = host.switchToHttp().getRequest<Request>();
-    const res = host.switchToHttp().getResponse<Response>();
+    const http = host.switchToHttp();
+    this.respond(exception, http.getRequest<Request>(), http.getResponse<Response>());
+  }
+
+  /** Answers `exception` on `res`; also for work a handler left running (the feeds' long polls). */
+  respond(exception: unknown, req: Request, res: Response): void {
     if (isHealthReport(exception)) {
       // Probes read terminus' own report: `{ status: "error", info, error, details }`.
       res.setHeader('Cache-Control', ERROR_CACHE_CONTROL);
