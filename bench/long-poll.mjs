@@ -292,6 +292,7 @@ async function main() {
     const fullPauseMeanMs =
       fullCollections > 0 ? (server.gc.fullMs - gcWriting.fullMs) / fullCollections : 0;
     const fullPauseMaxMs = server.gc.fullMaxMs;
+    const reducingCollections = server.gc.reducing - gcWriting.reducing;
     const rssAfter = rssMb(pid);
     const peakRss = peakRssMb(pid);
     const peakPrivate = privatePeak();
@@ -321,6 +322,7 @@ async function main() {
       fullCollections,
       fullPauseMeanMs,
       fullPauseMaxMs,
+      reducingCollections,
       backgroundCommits,
       changes: commits.size,
       deliveries: latencies.length,
@@ -380,7 +382,7 @@ function render(f) {
     `| server RSS after / peak (VmHWM) | ${f.rssAfter.toFixed(1)} MB / ${f.peakRss.toFixed(1)} MB |`,
     `| server private memory (RssAnon: RSS without Node's code mapped from its file): before the polls / ${settings.consumers} waiting / highest from then to the end | ${[f.privateBefore, f.privateWaiting, f.peakPrivate].map((mb) => `${mb.toFixed(1)} MB`).join(' / ')} |`,
     `| event-loop delay p99: polls waiting, nothing written / changes flowing | ${f.idleEventLoopP99Ms.toFixed(1)} ms / ${f.writingEventLoopP99Ms.toFixed(1)} ms |`,
-    `| full garbage collections while changes flow: count / main-thread pause mean / longest | ${f.fullCollections} / ${f.fullPauseMeanMs.toFixed(1)} ms / ${f.fullPauseMaxMs.toFixed(1)} ms |`,
+    `| full garbage collections while changes flow: count (in memory-reducing mode) / main-thread pause mean / longest | ${f.fullCollections} (${f.reducingCollections}) / ${f.fullPauseMeanMs.toFixed(1)} ms / ${f.fullPauseMaxMs.toFixed(1)} ms |`,
     ...(f.firstError ? ['', `First error: ${f.firstError}`] : []),
     '',
   ].join('\n');

@@ -203,10 +203,11 @@ const GC_LINE = / ms: .* MB, ([\d.]+) \/ [\d.]+ ms(?:\s+\(\+ ([\d.]+) ms in)?/;
 /**
  * Drains a server's stdout, summing the main-thread pauses of the --trace-gc lines in it, and
  * counting the full collections (Mark-Compact) with their pauses (the final one, without the
- * incremental steps before it), the longest since `fullMaxMs` was last set to 0.
+ * incremental steps before it), the longest since `fullMaxMs` was last set to 0, and those made
+ * in V8's memory-reducing mode.
  */
 function gcPauses(stdout) {
-  const total = { ms: 0, full: 0, fullMs: 0, fullMaxMs: 0 };
+  const total = { ms: 0, full: 0, reducing: 0, fullMs: 0, fullMaxMs: 0 };
   let partial = '';
   stdout.on('data', (chunk) => {
     const lines = (partial + chunk.toString()).split('\n');
@@ -218,6 +219,8 @@ function gcPauses(stdout) {
       total.ms += pause + Number(match[2] ?? 0);
       if (!line.includes('Mark-Compact')) continue;
       total.full++;
+      // V8 compacts harder (longer pauses) when the old space is near its bound: `(reduce)`.
+      if (line.includes('Mark-Compact (reduce)')) total.reducing++;
       total.fullMs += pause;
       total.fullMaxMs = Math.max(total.fullMaxMs, pause);
     }
