@@ -5,7 +5,7 @@ import { ChangesController } from './changes.controller';
 import { ChangesPage, ChangesService } from './changes.service';
 
 const req = {} as Request;
-const res = {} as Response;
+const res = { destroy: jest.fn() } as unknown as Response;
 const caller = { keyId: 'env-0' };
 
 function controllerWith(page: Promise<ChangesPage>, respond = jest.fn()) {
@@ -29,5 +29,14 @@ describe('ChangesController', () => {
     controllerWith(Promise.reject(failure), respond).clients({ limit: 100 }, req, res, caller);
     await new Promise(setImmediate);
     expect(respond).toHaveBeenCalledWith(failure, req, res);
+  });
+
+  it('ends the connection when answering the failure fails too, leaving no rejection unhandled', async () => {
+    const respond = jest.fn(() => {
+      throw new Error('cannot answer');
+    });
+    controllerWith(Promise.reject(new Error('read failed')), respond).links({ limit: 100 }, req, res, caller);
+    await new Promise(setImmediate);
+    expect(res.destroy).toHaveBeenCalled();
   });
 });

@@ -104,6 +104,8 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
   private sendWhenReady(req: Request, res: Response, page: Promise<ChangesPage>): void {
     page
       .then((ready) => send(req, res, ready))
-      .catch((error: unknown) => this.problems.respond(error, req, res));
+      .catch((error: unknown) => this.problems.respond(error, req, res))
+      // Never an unhandled rejection: a failure past the filter ends the connection.
+      .catch(() => res.destroy());
   }
 }
