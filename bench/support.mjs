@@ -219,7 +219,7 @@ function gcPauses(stdout) {
       total.ms += pause + Number(match[2] ?? 0);
       if (!line.includes('Mark-Compact')) continue;
       total.full++;
-      // V8 compacts harder (longer pauses) when the old space is near its bound: `(reduce)`.
+      // `(reduce)`: V8 compacting harder (longer pauses), e.g. with the old space near its bound.
       if (line.includes('Mark-Compact (reduce)')) total.reducing++;
       total.fullMs += pause;
       total.fullMaxMs = Math.max(total.fullMaxMs, pause);

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Header, Logger, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
@@ -32,16 +32,12 @@ async function send(req: Request, res: Response, page: ChangesPage): Promise<voi
   await body.send(req, res);
 }
 
-/**
- * The feeds' handlers return at once and leave the page to be sent (or the failure answered)
- * when it comes: a long poll then waits holding its response, not Nest's chain of handler
- * calls, ~1.7 KB less heap a poll (docs/performance.md, "Memory").
- */
-
 @ApiTags('changes')
 @RequiresOperation('changes:read')
 @Controller('api/data/changes')
 export class ChangesController extends ReadOnlyController(['clients', 'links']) {
+  private readonly logger = new Logger(ChangesController.name);
+
   constructor(
     private readonly changes: ChangesService,
     private readonly problems: ProblemDetailsFilter,
@@ -101,11 +97,20 @@ export class ChangesController extends ReadOnlyController(['clients', 'links']) 
     this.sendWhenReady(req, res, this.changes.links(query, res, caller));
   }
 
+  /**
+   * Sends the page when it comes, or answers its failure, after the handler has returned: a long
+   * poll then waits holding its response, not Nest's chain of handler calls (~1.7 KB less heap a
+   * poll, docs/performance.md "Memory"). Failures reach the same filter as any handler's.
+   */
   private sendWhenReady(req: Request, res: Response, page: Promise<ChangesPage>): void {
     page
       .then((ready) => send(req, res, ready))
       .catch((error: unknown) => this.problems.respond(error, req, res))
-      // Never an unhandled rejection: a failure past the filter ends the connection.
-      .catch(() => res.destroy());
+      // Never an unhandled rejection: a failure past the filter is logged, its connection ended.
+      .catch((error: unknown) => {
+        const trace = error instanceof Error ? error.stack : String(error);
+        this.logger.error('Answering a failed feed request failed', trace);
+        res.destroy();
+      });
   }
 }
