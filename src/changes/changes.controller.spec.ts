@@ -22,7 +22,6 @@ function controllerWith(page: Promise<ChangesPage>, respond = jest.fn()) {
 function response() {
   const headers = new Map<string, unknown>();
   const res = {
-    headers,
     setHeader: jest.fn((name: string, value: unknown) => headers.set(name.toLowerCase(), value)),
     getHeader: (name: string) => headers.get(name.toLowerCase()),
     send: jest.fn(),
