@@ -128,15 +128,20 @@ export const IMAGE_NODE_ARGS = ['--max-old-space-size-percentage=50', '--max-sem
  * Starts `node <script>` with a production environment; `ready` resolves once it listens.
  * BENCH_NODE picks another Node binary for the servers (e.g. Node 24's, see docs/performance.md).
  */
-export function startServer(script, env, port, nodeArgs = []) {
+export function startServer(script, env, port, nodeArgs = [], { wrapper = [] } = {}) {
   const node = process.env.BENCH_NODE || 'node';
   const traced = nodeArgs.includes('--trace-gc');
   // V8 prints its --trace-gc lines through C's stdio, which fills 4 KiB blocks on a pipe (lines
   // arriving late, cut, and between the access log's own writes): stdbuf writes each whole.
-  const [command, args] = inPodMemory(
-    traced ? ['stdbuf', ['-oL', node, ...nodeArgs, script]] : [node, [...nodeArgs, script]],
-    port,
-  );
+  // `wrapper` runs node under another program (e.g. valgrind: bench/instructions.mjs).
+  const [program, ...words] = [
+    ...(traced ? ['stdbuf', '-oL'] : []),
+    ...wrapper,
+    node,
+    ...nodeArgs,
+    script,
+  ];
+  const [command, args] = inPodMemory([program, words], port);
   const child = spawn(command, args, {
     cwd: root,
     env: {
