@@ -1,10 +1,10 @@
 // `npm run bench:instructions`: the machine instructions a server runs per S1 request (get a
 // client by id), ours against the NestJS floor (bench/nest-reference.mjs), counted by valgrind's
 // callgrind: user-space instructions of every thread (GC helpers included), not the kernel's
-// (both servers make the same system calls per request: two reads, two writevs). A count, not a
-// time, so it holds on a busy machine where CPU per request moves 5–15 % between runs. Requests
-// go one at a time (BENCH_CONNECTIONS): with several in flight the count follows how they batch
-// per event-loop turn, which timing decides.
+// (the two servers make the same system calls per request). A count, not a time: it holds on a
+// busy machine, where CPU per request moves from run to run. Requests go one at a time
+// (BENCH_CONNECTIONS): with several in flight the count follows how they batch per event-loop
+// turn, which timing decides.
 // BENCH_SERVER_SCRIPT (e.g. `dist/main.js,/tmp/base/dist/main.js`) counts other builds too, and
 // NAME=value words after a script set its environment (`dist/main.js LOG_LEVEL=warn`).
 import { spawnSync, execFileSync } from 'node:child_process';
