@@ -33,6 +33,7 @@ import {
   freePort,
   loadData,
   root,
+  podMemory,
   startServer,
   IMAGE_NODE_ARGS,
 } from './support.mjs';
@@ -97,7 +98,7 @@ async function caughtUpCursor(port) {
 // figure is read with the phase's other metrics, in the one scrape that ends it.
 const EVENT_LOOP_P99 = 'nodejs_eventloop_lag_p99_seconds';
 
-const podMemory = process.env.BENCH_POD_MEMORY
+const inPodMemory = process.env.BENCH_POD_MEMORY
   ? `, in a memory cgroup of ${Number(process.env.BENCH_POD_MEMORY) / 2 ** 20} MiB`
   : '';
 
@@ -218,6 +219,7 @@ async function main() {
   const loadBefore = loadavg();
   let consumers;
   let privatePeak;
+  let podWorkingSet;
   try {
     await loadData(database.url, settings);
     await server.ready;
@@ -226,6 +228,8 @@ async function main() {
     const rssBefore = rssMb(pid);
     const privateBefore = privateRssMb(pid);
     privatePeak = peakOf(privateRssMb, pid);
+    if (process.env.BENCH_POD_MEMORY)
+      podWorkingSet = peakOf(() => podMemory(server.port).workingSetMb);
 
     const commits = new Map();
     const latencies = [];
@@ -295,6 +299,8 @@ async function main() {
     const reducingCollections = server.gc.reducing - gcWriting.reducing;
     const rssAfter = rssMb(pid);
     const peakRss = peakRssMb(pid);
+    const podWorkingSetPeak = podWorkingSet?.();
+    const podLimitHits = podMemory(server.port)?.limitHits;
     const peakPrivate = privatePeak();
     consumers.stopped = true;
     agent.destroy();
@@ -306,6 +312,8 @@ async function main() {
       rssWaiting,
       rssAfter,
       peakRss,
+      podWorkingSetPeak,
+      podLimitHits,
       privateBefore,
       privateWaiting,
       peakPrivate,
@@ -345,6 +353,7 @@ async function main() {
   } finally {
     if (consumers) consumers.stopped = true;
     privatePeak?.();
+    podWorkingSet?.();
     agent.destroy();
     server.child.kill('SIGTERM');
     await server.exited;
@@ -359,7 +368,7 @@ function render(f) {
     `# Long polling of the clients feed — ${new Date().toISOString()}`,
     '',
     `${settings.consumers} consumers (\`wait=25\`, one keep-alive socket each, in the bench process) on one`,
-    `API process (${process.env.BENCH_NODE ? 'BENCH_NODE' : 'node'}, ${IMAGE_NODE_ARGS.join(' ')}${podMemory}${process.env.BENCH_SERVER_ENV ? `, ${process.env.BENCH_SERVER_ENV}` : ''}); ${settings.clients.toLocaleString('en')} clients;`,
+    `API process (${process.env.BENCH_NODE ? 'BENCH_NODE' : 'node'}, ${IMAGE_NODE_ARGS.join(' ')}${inPodMemory}${process.env.BENCH_SERVER_ENV ? `, ${process.env.BENCH_SERVER_ENV}` : ''}); ${settings.clients.toLocaleString('en')} clients;`,
     `MAX_REQUESTS_PER_KEY, MAX_REQUESTS_IN_FLIGHT, MAX_WAITING_POLLS and MAX_WAITING_POLLS_PER_KEY ${settings.consumers * 2}, rate limits off (one key).`,
     `Load average before ${loads(f.loadBefore)}, after ${loads(f.loadAfter)}.`,
     '',
@@ -380,6 +389,11 @@ function render(f) {
     `| answers while changes flow / server CPU per answer | ${f.answers.toLocaleString('en')} / ${Math.round(f.cpuUsPerAnswer)} µs |`,
     `| reads by waiting polls while changes flow (change_feed_wakeups_total) | ${f.wakeUps.toLocaleString('en')} (${(f.wakeUps / f.changes).toFixed(0)} per change) |`,
     `| server RSS after / peak (VmHWM) | ${f.rssAfter.toFixed(1)} MB / ${f.peakRss.toFixed(1)} MB |`,
+    ...(f.podWorkingSetPeak === undefined
+      ? []
+      : [
+          `| the pod's working set (its cgroup's charge less inactive file pages, as the kubelet reads it): highest from the polls to the end / times the charge met the limit | ${f.podWorkingSetPeak.toFixed(1)} MB / ${f.podLimitHits.toLocaleString('en')} |`,
+        ]),
     `| server private memory (RssAnon: RSS without Node's code mapped from its file): before the polls / ${settings.consumers} waiting / highest from then to the end | ${[f.privateBefore, f.privateWaiting, f.peakPrivate].map((mb) => `${mb.toFixed(1)} MB`).join(' / ')} |`,
     `| event-loop delay p99: polls waiting, nothing written / changes flowing | ${f.idleEventLoopP99Ms.toFixed(1)} ms / ${f.writingEventLoopP99Ms.toFixed(1)} ms |`,
     `| full garbage collections while changes flow: count (in memory-reducing mode) / main-thread pause mean / longest | ${f.fullCollections} (${f.reducingCollections}) / ${f.fullPauseMeanMs.toFixed(1)} ms / ${f.fullPauseMaxMs.toFixed(1)} ms |`,

@@ -2,7 +2,15 @@
 // production server (built, migrated, started), SQL and ports. Requires `npm run build` first.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -108,14 +116,38 @@ export async function createDatabase(prefix) {
  * BENCH_POD_MEMORY (bytes, e.g. 268435456 for a 256Mi pod): the server runs in a memory cgroup of
  * that limit, so Node sizes its heap from it as in the pod (cgroup v1 or v2; needs root).
  */
+const CGROUP_V1 = existsSync('/sys/fs/cgroup/memory/cgroup.procs');
+const podCgroup = (port) =>
+  CGROUP_V1 ? `/sys/fs/cgroup/memory/bench-${port}` : `/sys/fs/cgroup/bench-${port}`;
+
 function inPodMemory([command, args], port) {
   const limit = process.env.BENCH_POD_MEMORY;
   if (!limit) return [command, args];
-  const v1 = existsSync('/sys/fs/cgroup/memory/cgroup.procs');
-  const dir = v1 ? `/sys/fs/cgroup/memory/bench-${port}` : `/sys/fs/cgroup/bench-${port}`;
+  const dir = podCgroup(port);
+  // A cgroup left by an earlier run on this port would carry its peak over.
+  if (existsSync(dir)) rmdirSync(dir);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, v1 ? 'memory.limit_in_bytes' : 'memory.max'), limit);
+  writeFileSync(join(dir, CGROUP_V1 ? 'memory.limit_in_bytes' : 'memory.max'), limit);
   return ['sh', ['-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'sh', command, ...args]];
+}
+
+/**
+ * The server's pod memory as the kubelet reads it, under BENCH_POD_MEMORY (else undefined): the
+ * working set, the cgroup's charge less its inactive file pages (which the kernel reclaims
+ * first), in MiB, and how many times the charge has met the limit (the kernel reclaimed then).
+ */
+export function podMemory(port) {
+  if (!process.env.BENCH_POD_MEMORY) return undefined;
+  const read = (file) => readFileSync(join(podCgroup(port), file), 'utf8');
+  const stat = (name) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(read('memory.stat'))[1]);
+  const usage = Number(read(CGROUP_V1 ? 'memory.usage_in_bytes' : 'memory.current'));
+  const inactiveFile = stat(CGROUP_V1 ? 'total_inactive_file' : 'inactive_file');
+  return {
+    workingSetMb: (usage - inactiveFile) / 2 ** 20,
+    limitHits: CGROUP_V1
+      ? Number(read('memory.failcnt'))
+      : Number(/^max (\d+)/m.exec(read('memory.events'))[1]),
+  };
 }
 
 /**
