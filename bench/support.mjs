@@ -112,19 +112,19 @@ export async function createDatabase(prefix) {
   };
 }
 
-/**
- * BENCH_POD_MEMORY (bytes, e.g. 268435456 for a 256Mi pod): the server runs in a memory cgroup of
- * that limit, so Node sizes its heap from it as in the pod (cgroup v1 or v2; needs root).
- */
 const CGROUP_V1 = existsSync('/sys/fs/cgroup/memory/cgroup.procs');
 const podCgroup = (port) =>
   CGROUP_V1 ? `/sys/fs/cgroup/memory/bench-${port}` : `/sys/fs/cgroup/bench-${port}`;
 
+/**
+ * BENCH_POD_MEMORY (bytes, e.g. 268435456 for a 256Mi pod): the server runs in a memory cgroup of
+ * that limit, so Node sizes its heap from it as in the pod (cgroup v1 or v2; needs root).
+ */
 function inPodMemory([command, args], port) {
   const limit = process.env.BENCH_POD_MEMORY;
   if (!limit) return [command, args];
   const dir = podCgroup(port);
-  // A cgroup left by an earlier run on this port would carry its peak over.
+  // A cgroup left by an earlier run on this port would carry its counts over.
   if (existsSync(dir)) rmdirSync(dir);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, CGROUP_V1 ? 'memory.limit_in_bytes' : 'memory.max'), limit);
