@@ -16,6 +16,7 @@ import { API_KEY } from './measure.mjs';
 import {
   build,
   createDatabase,
+  environmentOf,
   freePort,
   loadData,
   startServer,
@@ -83,7 +84,7 @@ async function count(variant, databaseUrl) {
       DATABASE_URL: databaseUrl,
       API_KEYS: API_KEY,
       SHUTDOWN_DRAIN_DELAY_MS: '0',
-      ...Object.fromEntries(words.map((word) => word.split('='))),
+      ...environmentOf(words),
     },
     await freePort(),
     IMAGE_NODE_ARGS,

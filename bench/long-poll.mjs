@@ -30,6 +30,7 @@ import {
 import {
   build,
   createDatabase,
+  environmentOf,
   freePort,
   loadData,
   root,
@@ -203,12 +204,7 @@ async function main() {
     LOG_LEVEL: 'warn',
     ...limits,
     // BENCH_SERVER_ENV: more of the server's environment, e.g. `MALLOC_ARENA_MAX=8` (the image's is 2).
-    ...Object.fromEntries(
-      (process.env.BENCH_SERVER_ENV ?? '')
-        .split(/\s+/)
-        .filter(Boolean)
-        .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-    ),
+    ...environmentOf((process.env.BENCH_SERVER_ENV ?? '').split(/\s+/).filter(Boolean)),
   };
   // --trace-gc: the full collections, whose pauses set the event-loop delay near the heap bound.
   const server = startServer('dist/main.js', env, await freePort(), [

@@ -13,6 +13,7 @@ import { API_KEY, load, measure, rssMb } from './measure.mjs';
 import {
   build,
   createDatabase,
+  environmentOf,
   freePort,
   loadData,
   root,
@@ -98,7 +99,7 @@ async function startServers(env) {
   const variantOptions = (variant) => wordsOf(variant).filter((word) => word.startsWith('--'));
   const variantEnv = (variant) => {
     const words = wordsOf(variant).filter((w) => !w.startsWith('BUILD=') && !w.startsWith('--'));
-    return { ...env, ...Object.fromEntries(words.map((word) => word.split('='))) };
+    return { ...env, ...environmentOf(words) };
   };
   const specs = [
     ['ours', SCRIPT, env, []],

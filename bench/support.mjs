@@ -150,6 +150,12 @@ export function podMemory(port) {
   };
 }
 
+/** `NAME=value` words (a value may hold `=`) as environment variables. */
+export const environmentOf = (words) =>
+  Object.fromEntries(
+    words.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+  );
+
 /**
  * The image's Node options (Dockerfile `NODE_OPTIONS`), for the servers whose cost is measured
  * as the pod runs them (npm run bench and its scenario benches).
