@@ -4,7 +4,8 @@
 // cursor page, a client feed page, a Get Client (of a client both keys see) — the server's and
 // the database's CPU per request, for the full key (twice: the A/A spread) and the scoped one,
 // interleaved over BENCH_ROUNDS rounds; then, with no server, the database's floor for a scoped
-// page: the cheapest statement that reads each of the key's links once, against the full-access
+// page: the cheapest statement that reads each of the key's links once, the scoped page's own
+// statement and one over a table of each key's clients in list order, against the full-access
 // page's statement. Writes bench/results/<stamp>-scoped-keys.md.
 // Measurements only: nothing here passes or fails.
 import { createRequire } from 'node:module';
@@ -19,6 +20,7 @@ import {
   freePort,
   loadData,
   root,
+  runSql,
   startServer,
   IMAGE_NODE_ARGS,
 } from './support.mjs';
@@ -36,35 +38,59 @@ const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1]
 const pick = (items) => items[Math.floor(Math.random() * items.length)];
 
 /**
- * Statements run straight on the database, no server: the full-access List Clients page (the
- * bench's limit=100, and one row more that tells whether a next page exists), and reads that
- * visit every link of the key (`$1`) once, from the index on (link_id, created_at, id) as a
- * scoped page must: one row of each (the least any per-link read costs), then as many rows of
- * each as the scoped page reads first (firstRowsPerLink).
+ * Statements run straight on the database, no server, each with its parameters: the
+ * full-access List Clients page (the bench's limit=100, and one row more that tells whether a
+ * next page exists); reads that visit every link of the key once, from the index on (link_id,
+ * created_at, id) as a scoped page must: one row of each (the least any per-link read costs),
+ * then as many rows of each as the scoped page reads first (firstRowsPerLink); the scoped page's
+ * own statement (keyLinksMerge); and, for comparison, the page read from a table that would keep
+ * each key's clients in list order (KEY_ORDERED_CLIENTS, built here: nothing keeps it current).
  */
-function floorStatements() {
-  const { firstRowsPerLink } = createRequire(import.meta.url)(
-    join(root, 'dist/api-keys/key-links-merge.js'),
-  );
+function floorStatements(keyId) {
+  const require = createRequire(import.meta.url);
+  const { firstRowsPerLink } = require(join(root, 'dist/api-keys/key-links-merge.js'));
+  const { pageQuery } = require(join(root, 'dist/clients/clients.repository.js'));
   const firstRows = firstRowsPerLink(101, settings.scopeLinks);
-  const eachLink = (columns, rows) => `SELECT c.* FROM api_key_links AS s
+  const eachLink = (columns, rows) => ({
+    text: `SELECT c.* FROM api_key_links AS s
      CROSS JOIN LATERAL (SELECT ${columns} FROM clients AS c WHERE c.link_id = s.link_id
        ORDER BY created_at, id COLLATE "C" LIMIT ${rows}) AS c
-     WHERE s.key_id = $1::uuid`;
+     WHERE s.key_id = $1::uuid`,
+    values: [keyId],
+  });
+  const page = (scope) => {
+    const { text, params } = pageQuery({}, 100, { offset: 0 }, scope);
+    return { text, values: params };
+  };
+  const full = page(undefined);
   return {
-    'full-access page (101 rows of one index)': `SELECT id, link_id, is_deleted, status, created_at, updated_at
-       FROM clients ORDER BY created_at, id COLLATE "C" LIMIT 101`,
+    'full-access page (101 rows of one index)': full,
     "one row of each of the key's links": eachLink('id, created_at', 1),
     [`${firstRows} rows of each of the key's links (the scoped page's first read)`]: eachLink(
       '*',
       firstRows,
     ),
+    "the scoped page's statement": page({ keyId, links: settings.scopeLinks }),
+    "the page from a table of each key's clients in list order": {
+      text: full.text.replace(/\bFROM clients\b/, `FROM ${KEY_ORDERED_CLIENTS} WHERE key_id = $2`),
+      values: [...full.values, keyId],
+    },
   };
 }
 
-/** The database CPU per execution of `text` (prepared), run on `connections` connections. */
-async function statementCpuUs(url, text, keyId) {
-  const values = text.includes('$1') ? [keyId] : [];
+const KEY_ORDERED_CLIENTS = 'bench_key_ordered_clients';
+
+/** Each key's clients with their key, indexed in list order: what no writer keeps today. */
+const keyOrderedClientsSql = [
+  `CREATE TABLE ${KEY_ORDERED_CLIENTS} AS SELECT s.key_id, c.*
+   FROM api_key_links AS s JOIN clients AS c ON c.link_id = s.link_id`,
+  `CREATE INDEX ON ${KEY_ORDERED_CLIENTS} (key_id, created_at, id COLLATE "C")
+   INCLUDE (link_id, is_deleted, status, updated_at)`,
+  `VACUUM ANALYZE ${KEY_ORDERED_CLIENTS}`,
+];
+
+/** The database CPU per execution of `statement` (prepared), run on `connections` connections. */
+async function statementCpuUs(url, { text, values }) {
   const clients = Array.from({ length: settings.connections }, () => new pg.Client(url));
   await Promise.all(clients.map((client) => client.connect()));
   try {
@@ -87,12 +113,13 @@ async function statementCpuUs(url, text, keyId) {
 
 /** Each floor statement's CPU, interleaved over the rounds; medians. */
 async function measureFloor(url, keyId) {
-  const statements = floorStatements();
+  await runSql(url, ...keyOrderedClientsSql);
+  const statements = floorStatements(keyId);
   const runs = Object.fromEntries(Object.keys(statements).map((kind) => [kind, []]));
   for (let round = 0; round < settings.rounds; round++) {
     const kinds = Object.keys(statements);
     for (const kind of round % 2 ? kinds.reverse() : kinds) {
-      runs[kind].push(await statementCpuUs(url, statements[kind], keyId));
+      runs[kind].push(await statementCpuUs(url, statements[kind]));
     }
   }
   return Object.fromEntries(Object.entries(runs).map(([kind, values]) => [kind, median(values)]));
