@@ -24,6 +24,14 @@ export const linkScopeOf = ({
 export const inKeyLinks = (linkColumn: string, keyId: string) =>
   `EXISTS (SELECT FROM api_key_links AS s WHERE s.key_id = ${keyId} AND s.link_id = ${linkColumn})`;
 
+/**
+ * SQL: one row's link is one of the key's, for a get by id. `OFFSET 0` keeps it a check of that
+ * link (an index probe, or a scan that stops at it) where PostgreSQL would otherwise join the
+ * key's links to the row, hashing all of them when their table is small.
+ */
+export const keyHoldsLink = (linkColumn: string, keyId: string) =>
+  `EXISTS (SELECT FROM api_key_links AS s WHERE s.key_id = ${keyId} AND s.link_id = ${linkColumn} OFFSET 0)`;
+
 /** SQL: the key's links, one row `s.link_id` each. */
 export const keyLinks = (keyId: string) =>
   `(SELECT link_id FROM api_key_links WHERE key_id = ${keyId}) AS s`;

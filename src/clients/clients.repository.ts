@@ -5,7 +5,7 @@ import { afterPosition, LIST_ORDER, Position } from '../database/list-order';
 import { printedTimestamp } from '../database/printed-timestamp';
 import { isStorableText } from '../database/storable-text';
 import { FilterSql, SqlParams } from '../query/filter-sql';
-import { inKeyLinks, LinkScope } from '../api-keys/link-scope';
+import { inKeyLinks, keyHoldsLink, LinkScope } from '../api-keys/link-scope';
 import { keyLinksMerge } from '../api-keys/key-links-merge';
 import { Client } from './client.entity';
 import { ListClientsQuery } from './dto/list-clients.query';
@@ -65,7 +65,7 @@ const where = (conditions: string[]) =>
 // Built once: a prepared statement is named by a lookup of its text.
 const GET_TEXT = `SELECT ${CLIENT_COLUMNS} FROM ${CLIENTS} AS c WHERE c.${column('id')} = $1`;
 
-const SCOPED_GET_TEXT = `${GET_TEXT} AND ${inKeyLinks(`c.${column('linkId')}`, '$2::uuid')}`;
+const SCOPED_GET_TEXT = `${GET_TEXT} AND ${keyHoldsLink(`c.${column('linkId')}`, '$2::uuid')}`;
 
 export function getQuery(id: string, scope?: LinkScope): SqlQuery {
   return scope

@@ -28,6 +28,7 @@ interface PlanNode {
   'Plan Rows': number;
   'Actual Rows'?: number;
   'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
   Plans?: PlanNode[];
 }
 
@@ -257,6 +258,24 @@ describe('List Clients query plans on a large table', () => {
         expect(read).toBeLessThanOrEqual(3 * (LIMIT + 1) + SCOPE_LINKS);
       },
     );
+
+    // Get Client checks its one row's link and stops there: the key's other links are not read
+    // (with a small table of them, a join would read and hash them all at every get). The key's
+    // first link is link-1, which holds client-6.
+    it("Get Client reads the key's links only up to its client's own", async () => {
+      const { text, params } = getQuery('client-6', scope);
+      const [row] = await dataSource.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, params);
+      const nodes = nodesOf(row['QUERY PLAN'][0].Plan);
+      const read = nodes
+        .filter((node) => node['Relation Name'] === 'api_key_links')
+        .reduce(
+          (sum, n) =>
+            sum + (n['Actual Rows']! + (n['Rows Removed by Filter'] ?? 0)) * n['Actual Loops']!,
+          0,
+        );
+      expect(nodes[0]['Actual Rows']).toBe(1);
+      expect(read).toBe(1);
+    });
 
     it.each(filterSets.map((filters) => [JSON.stringify(filters), filters] as const))(
       'count query %s: no sequential scan of the clients',
