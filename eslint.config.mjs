@@ -33,6 +33,20 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
+    files: ['test/**/*.ts'],
+    ignores: ['test/support/pg-client.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'NewExpression[callee.name=/^(Client|PgClient|Pool)$/]',
+          message:
+            "testClient or testPool (test/support/pg-client): pg's own, unheard, fail the whole file when a connection breaks.",
+        },
+      ],
+    },
+  },
+  {
     files: ['jest.config.js', 'test/mutation/jest.config.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },
     rules: { '@typescript-eslint/no-require-imports': 'off' },

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
+import { testClient, testPool } from '../support/pg-client';
 import { DataSource } from 'typeorm';
 import { DatabaseEnv } from '../../src/config/database.env';
 import { selectOne } from '../../src/database/broken-connection';
@@ -48,8 +49,7 @@ describe('A connection that breaks while its statement runs', () => {
   }
 
   function poolViaProxy(): Pool {
-    pool = new Pool({ connectionString: viaProxy, max: 1 });
-    pool.on('error', () => undefined);
+    pool = testPool({ connectionString: viaProxy, max: 1 });
     return pool;
   }
 
@@ -84,5 +84,16 @@ describe('A connection that breaks while its statement runs', () => {
     );
     await cutOnceSent('pg_is_in_recovery');
     expect((await connected)?.message).toMatch(/Connection terminated/);
+  });
+
+  // The tests' own connections (test/support/pg-client): one that a failover or a dropped
+  // database breaks fails its statement, not the whole file around the test.
+  it("fails a test's own statement (testClient), not the file", async () => {
+    const client = testClient({ connectionString: viaProxy });
+    await client.connect();
+    const answered = client.query('SELECT 1');
+    await cutOnceSent('SELECT 1');
+    await expect(answered).rejects.toThrow(/Connection terminated/);
+    await client.end();
   });
 });

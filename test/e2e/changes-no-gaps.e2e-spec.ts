@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { testPool } from '../support/pg-client';
 import request from 'supertest';
 import {
   PRINTED_CLIENT_COLUMNS,
@@ -55,7 +56,7 @@ describe('Change feeds: no gaps (property)', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    writers = new Pool({ connectionString: process.env.DATABASE_URL, max: 8 });
+    writers = testPool({ connectionString: process.env.DATABASE_URL, max: 8 });
     for (const id of LINKS) await writers.query('INSERT INTO links (id) VALUES ($1)', [id]);
     for (const [i, id] of BASE_CLIENTS.entries()) {
       await writers.query(`INSERT INTO clients (id, link_id, status) VALUES ($1, $2, 'new')`, [

@@ -1,4 +1,5 @@
-import { Client as PgClient } from 'pg';
+import type { Client as PgClient } from 'pg';
+import { testClient } from '../support/pg-client';
 import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { asClientJson, asLinkJson } from '../support/expected';
@@ -126,7 +127,7 @@ describe('Change feeds', () => {
   describe('no gaps', () => {
     let writer: PgClient;
     beforeEach(async () => {
-      writer = new PgClient({ connectionString: process.env.DATABASE_URL });
+      writer = testClient({ connectionString: process.env.DATABASE_URL });
       await writer.connect();
     });
     afterEach(() => writer.end());

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Client as PgClient } from 'pg';
+import { testClient } from '../support/pg-client';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ABANDON_AFTER_MS, DatabaseReader } from '../../src/database/database-reader';
@@ -74,7 +74,7 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
   };
 
   it('turns a stalled query into a 503 within the timeout, then serves again', async () => {
-    const locker = new PgClient({ connectionString: directUrl.toString() });
+    const locker = testClient({ connectionString: directUrl.toString() });
     await locker.connect();
     try {
       await locker.query('BEGIN');
@@ -91,7 +91,7 @@ describe('Database outage and stalls (docs/api.md, Errors)', () => {
   });
 
   it('bounds the wait when more requests than pooled connections stall, and stays responsive', async () => {
-    const locker = new PgClient({ connectionString: directUrl.toString() });
+    const locker = testClient({ connectionString: directUrl.toString() });
     await locker.connect();
     try {
       await locker.query('BEGIN');

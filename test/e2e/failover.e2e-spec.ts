@@ -1,5 +1,6 @@
 import { AddressInfo } from 'node:net';
-import { Client as PgClient } from 'pg';
+import type { Client as PgClient } from 'pg';
+import { testClient } from '../support/pg-client';
 import { TestApp } from '../support/create-app';
 import { describeWith } from '../support/optional-program';
 import { PatroniCluster } from '../support/patroni-cluster';
@@ -88,11 +89,10 @@ describeWith(
       loop(async () => {
         try {
           if (!client) {
-            client = new PgClient({
+            client = testClient({
               connectionString: cluster.url(database),
               connectionTimeoutMillis: 2000,
             });
-            client.on('error', () => undefined);
             await client.connect();
           }
           const n = writes++;
@@ -225,7 +225,7 @@ describeWith(
 );
 
 async function tableRows(url: string): Promise<Map<string, MirrorRow>> {
-  const client = new PgClient({ connectionString: url });
+  const client = testClient({ connectionString: url });
   await client.connect();
   try {
     const { rows } = await client.query<MirrorRow>(

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { Client as PgClient } from 'pg';
+import { testClient } from '../support/pg-client';
 import { DataSource } from 'typeorm';
 import { compiledApp, parseLogLines, RunningApi, startCompiledApi } from '../support/compiled-app';
 import { createSuiteDatabase, dropSuiteDatabase } from '../support/database';
@@ -35,9 +35,7 @@ const releases: (() => Promise<void>)[] = [];
 
 /** Holds an exclusive lock on clients, so that reads of it wait until `release`. */
 async function lockClients() {
-  const locker = new PgClient({ connectionString: process.env.DATABASE_URL });
-  // Ended by `release`, or by the suite's DROP DATABASE ... WITH (FORCE) after a failure.
-  locker.on('error', () => undefined);
+  const locker = testClient({ connectionString: process.env.DATABASE_URL });
   await locker.connect();
   await locker.query('BEGIN');
   await locker.query('LOCK TABLE clients IN ACCESS EXCLUSIVE MODE');

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Client as PgClient } from 'pg';
+import { testClient } from '../support/pg-client';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { DatabasePing, PING_CACHE_MS } from '../../src/health/database-ping';
@@ -141,7 +141,7 @@ describe('Health probes', () => {
     const pool = (t.app.get(DataSource).driver as unknown as { master: PgPool }).master;
     // Held until the test lets go, however long the machine takes to get to the probe (past
     // the pool's statement_timeout too, for this transaction alone).
-    const holder = new PgClient({ connectionString: SUITE_DATABASE_URL });
+    const holder = testClient({ connectionString: SUITE_DATABASE_URL });
     await holder.connect();
     await holder.query('SELECT pg_advisory_lock(4242)');
     const held = Array.from({ length: pool.options.max }, () =>

@@ -1,4 +1,4 @@
-import { Client as PgClient } from 'pg';
+import { testClient } from '../support/pg-client';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { bulkLoad, createSuiteDatabase, dropSuiteDatabase } from '../support/database';
@@ -102,7 +102,7 @@ describe('Index migrations on a populated table', () => {
 
     // A concurrent build waits for every older snapshot: this one holds the first build until
     // it has run twice the deadline (PostgreSQL's clock), however fast the machine builds.
-    const holder = new PgClient({ connectionString: process.env.DATABASE_URL });
+    const holder = testClient({ connectionString: process.env.DATABASE_URL });
     await holder.connect();
     try {
       await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');

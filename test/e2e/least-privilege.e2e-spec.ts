@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
-import { Client as PgClient } from 'pg';
+import type { Client as PgClient } from 'pg';
+import { testClient } from '../support/pg-client';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ApiKeyCommands } from '../../src/api-keys/api-key-commands';
@@ -38,7 +39,7 @@ describeWith(
       return url.toString();
     };
     const onServer = async (sql: string) => {
-      const client = new PgClient({ connectionString: process.env.TEST_SERVER_URL });
+      const client = testClient({ connectionString: process.env.TEST_SERVER_URL });
       await client.connect();
       await client.query(sql).finally(() => client.end());
     };
@@ -156,7 +157,7 @@ describeWith(
     describe('the role itself', () => {
       let client: PgClient;
       beforeAll(async () => {
-        client = new PgClient({ connectionString: as(api) });
+        client = testClient({ connectionString: as(api) });
         await client.connect();
       });
       afterAll(() => client.end());
@@ -187,7 +188,7 @@ describeWith(
 
       it('is one of the roles that may connect, with the writers named; PUBLIC is not', async () => {
         const connect = async (role: { name: string; password: string }) => {
-          const other = new PgClient({ connectionString: as(role) });
+          const other = testClient({ connectionString: as(role) });
           await other.connect();
           await other.end();
         };
@@ -216,7 +217,7 @@ describeWith(
           timeoutMs: 5000,
           intervalMs: 50,
         });
-        const writer = new PgClient({ connectionString: adminUrl });
+        const writer = testClient({ connectionString: adminUrl });
         await writer.connect();
         let first: request.Response;
         try {

@@ -1,6 +1,7 @@
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
+import { testPool } from '../support/pg-client';
 import {
   ChangesRepository,
   SAFE_POINT_QUERY,
@@ -67,7 +68,7 @@ describe('Long polling of the change feeds', () => {
 
   beforeAll(async () => {
     ({ t, get } = await startApp());
-    writers = new Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
+    writers = testPool({ connectionString: process.env.DATABASE_URL, max: 2 });
     await writers.query(`INSERT INTO links (id) VALUES ('link-a'), ('link-b')`);
     await insertClient();
   });

@@ -1,5 +1,5 @@
 import { connect, AddressInfo } from 'node:net';
-import { Client as PgClient } from 'pg';
+import { testClient } from '../support/pg-client';
 import request from 'supertest';
 import { MetricsServer } from '../../src/metrics/metrics-server';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
@@ -63,7 +63,7 @@ describe('Metrics', () => {
   });
 
   it('counts a request whose client left before the answer as aborted', async () => {
-    const locker = new PgClient({ connectionString: process.env.DATABASE_URL });
+    const locker = testClient({ connectionString: process.env.DATABASE_URL });
     await locker.connect();
     try {
       // The request waits on the lock; its client gives up meanwhile.

@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Client as PgClient } from 'pg';
+import { testClient } from '../support/pg-client';
 import {
   compiledApp,
   onTestServer,
@@ -130,7 +130,7 @@ describeWith(
         { what: 'the long poll to wait' },
       );
       expect((await get('/api/data/changes/links?wait=25')).status).toBe(503);
-      const db = new PgClient({ connectionString: databaseUrl.toString() });
+      const db = testClient({ connectionString: databaseUrl.toString() });
       await db.connect();
       await db.query(`INSERT INTO links (id) VALUES ('link-1')`);
       await db.end();

@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Client as PgClient } from 'pg';
+import { testClient } from '../support/pg-client';
 import { compiledApp } from '../support/compiled-app';
 import { itWith } from '../support/optional-program';
 import { startRedis } from '../support/redis-server';
@@ -37,7 +37,7 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
   let redis: ChildProcess | undefined;
 
   const onServer = async (sql: string) => {
-    const server = new PgClient({ connectionString: process.env.TEST_SERVER_URL });
+    const server = testClient({ connectionString: process.env.TEST_SERVER_URL });
     await server.connect();
     await server.query(sql);
     await server.end();
@@ -191,7 +191,7 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
     expect(narrowed.stdout).toContain('all operations, links: link-9');
     const widened = await keysCli(['scope', id, '--links', 'all']);
     expect(widened.stdout).toContain('all operations, all links');
-    const rows = new PgClient({ connectionString: env.DATABASE_URL });
+    const rows = testClient({ connectionString: env.DATABASE_URL });
     await rows.connect();
     const { rows: kept } = await rows.query(
       'SELECT operations, is_link_scoped, (SELECT count(*)::int FROM api_key_links WHERE key_id = $1) AS links FROM api_keys WHERE id = $1',

@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
-import { Client as PgClient } from 'pg';
+import type { Client as PgClient } from 'pg';
+import { testClient } from '../support/pg-client';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { APP_OPTIONS, configureApp } from '../../src/app.setup';
@@ -37,7 +38,7 @@ describeWith(['pg_basebackup'], 'Read replicas (DATABASE_REPLICA_URLS)', () => {
     t = await createTestApp({
       env: { DATABASE_REPLICA_URLS: replicaUrl, HEALTH_TIMEOUT_MS: '1000' },
     });
-    replica = new PgClient({ connectionString: replicaUrl });
+    replica = testClient({ connectionString: replicaUrl });
     await replica.connect();
   }, 60000);
 
@@ -156,7 +157,7 @@ describeWith(['pg_basebackup'], 'Read replicas (DATABASE_REPLICA_URLS)', () => {
     process.stderr.write(
       `replica windows (s): ${JSON.stringify({ out: outAfter / 1000, back: (performance.now() - startedAt) / 1000 })}\n`,
     );
-    replica = new PgClient({ connectionString: cluster.url(cluster.replicaPort, database) });
+    replica = testClient({ connectionString: cluster.url(cluster.replicaPort, database) });
     await replica.connect();
     await until(async () => {
       await linkIds();

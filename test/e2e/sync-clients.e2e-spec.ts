@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual, promisify } from 'node:util';
 import { createApiClient } from '@links-clients/client';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
+import { testPool } from '../support/pg-client';
 import { loadMirror, syncClients } from '../../examples/sync-clients';
 import { PRINTED_CLIENT_COLUMNS, clientRowAsJson } from '../support/expected';
 import { createTestApp, TestApp } from '../support/create-app';
@@ -31,7 +32,7 @@ describe('examples/sync-clients.ts (copy, then follow) against a running instanc
     await t.app.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     dir = mkdtempSync(join(tmpdir(), 'sync-clients-'));
-    writers = new Pool({ connectionString: process.env.DATABASE_URL, max: 6 });
+    writers = testPool({ connectionString: process.env.DATABASE_URL, max: 6 });
   });
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });

@@ -2,7 +2,7 @@ import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Client as PgClient } from 'pg';
+import { testClient } from './pg-client';
 import { runDir } from './run-dir';
 import { waitFor } from './wait-for';
 
@@ -45,7 +45,7 @@ export async function compiledApp(): Promise<string> {
 
 /** A database of its own on the test server, beside the suite's (which createTestApp owns). */
 export async function onTestServer(sql: string): Promise<void> {
-  const server = new PgClient({ connectionString: process.env.TEST_SERVER_URL });
+  const server = testClient({ connectionString: process.env.TEST_SERVER_URL });
   await server.connect();
   try {
     await server.query(sql);

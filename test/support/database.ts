@@ -1,7 +1,7 @@
 import { DatabaseEnv } from '../../src/config/database.env';
 import { DatabaseReader } from '../../src/database/database-reader';
 import { DatabasePools } from '../../src/database/pools';
-import { Client as PgClient } from 'pg';
+import { testClient } from './pg-client';
 import { DataSource, EntityManager } from 'typeorm';
 import { standaloneDataSource } from '../../src/standalone-data-source';
 
@@ -10,7 +10,7 @@ function databaseName(): string {
 }
 
 async function onServer(sql: string): Promise<void> {
-  const client = new PgClient({ connectionString: process.env.TEST_SERVER_URL });
+  const client = testClient({ connectionString: process.env.TEST_SERVER_URL });
   await client.connect();
   try {
     await client.query(sql);

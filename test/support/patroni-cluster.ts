@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../src/dev/free-port';
 import { programPath } from './optional-program';
+import { testClient } from './pg-client';
 import { waitFor } from './wait-for';
 
 const run = promisify(execFile);
@@ -178,8 +179,7 @@ export class PatroniCluster {
   }
 
   private async leaderByHaproxy(): Promise<boolean> {
-    const { Client } = await import('pg');
-    const client = new Client({
+    const client = testClient({
       connectionString: this.url('postgres'),
       connectionTimeoutMillis: 1000,
     });
