@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { testClient, testPool } from '../support/pg-client';
 import { DataSource } from 'typeorm';
 import { DatabaseEnv } from '../../src/config/database.env';
 import { selectOne } from '../../src/database/broken-connection';
 import { DatabasePools } from '../../src/database/pools';
 import { DatabasePing } from '../../src/health/database-ping';
+import { testClient, testPool } from '../support/pg-client';
 import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
 

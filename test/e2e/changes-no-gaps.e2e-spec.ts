@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import type { Pool, PoolClient } from 'pg';
-import { testPool } from '../support/pg-client';
 import request from 'supertest';
 import {
   PRINTED_CLIENT_COLUMNS,
@@ -9,6 +8,7 @@ import {
   linkRowAsJson,
 } from '../support/expected';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
+import { testPool } from '../support/pg-client';
 
 // CHANGE_FEED_ROUNDS=50 npx jest test/e2e/changes-no-gaps.e2e-spec.ts for a longer hunt.
 const ROUNDS = Number(process.env.CHANGE_FEED_ROUNDS ?? 5);

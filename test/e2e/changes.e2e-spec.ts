@@ -1,10 +1,10 @@
 import type { Client as PgClient } from 'pg';
-import { testClient } from '../support/pg-client';
 import request from 'supertest';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { asClientJson, asLinkJson } from '../support/expected';
 import { ClientRow, insertClients, insertLinks, LinkRow } from '../support/fixtures';
 import { scrapeMetrics } from '../support/metrics';
+import { testClient } from '../support/pg-client';
 
 const LINKS: LinkRow[] = ['l-b', 'L-a', 'l-a'].map((id, i) => ({
   id,

@@ -1,13 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { testClient } from '../support/pg-client';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ABANDON_AFTER_MS, DatabaseReader } from '../../src/database/database-reader';
 import { DatabasePools } from '../../src/database/pools';
 import { isDatabaseUnavailable } from '../../src/database/database-unavailable';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
+import { testClient } from '../support/pg-client';
 import { expectProblem } from '../support/problem';
 import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';

@@ -1,10 +1,10 @@
 import { AddressInfo } from 'node:net';
 import type { Client as PgClient } from 'pg';
-import { testClient } from '../support/pg-client';
 import { TestApp } from '../support/create-app';
 import { describeWith } from '../support/optional-program';
 import { PatroniCluster } from '../support/patroni-cluster';
 import { pause, startApp } from '../support/long-polls';
+import { testClient } from '../support/pg-client';
 import { waitFor } from '../support/wait-for';
 
 const KEY = { Authorization: 'Bearer test-key-primary' };

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { testClient } from '../support/pg-client';
 import { DataSource } from 'typeorm';
 import { compiledApp, parseLogLines, RunningApi, startCompiledApi } from '../support/compiled-app';
 import { createSuiteDatabase, dropSuiteDatabase } from '../support/database';
 import { insertLinks } from '../support/fixtures';
+import { testClient } from '../support/pg-client';
 import { waitFor } from '../support/wait-for';
 
 const DRAIN_MS = 1500;

@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { testClient } from '../support/pg-client';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { DatabasePing, PING_CACHE_MS } from '../../src/health/database-ping';
 import { DatabasePings } from '../../src/health/database-pings';
 import { ShutdownState } from '../../src/health/shutdown-state';
 import { createTestApp, TestApp } from '../support/create-app';
+import { testClient } from '../support/pg-client';
 import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
 

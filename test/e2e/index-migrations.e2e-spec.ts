@@ -1,7 +1,7 @@
-import { testClient } from '../support/pg-client';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { bulkLoad, createSuiteDatabase, dropSuiteDatabase } from '../support/database';
+import { testClient } from '../support/pg-client';
 import { waitFor } from '../support/wait-for';
 
 const ROWS = 300_000;

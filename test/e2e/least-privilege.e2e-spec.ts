@@ -5,7 +5,6 @@ import { promisify } from 'node:util';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import type { Client as PgClient } from 'pg';
-import { testClient } from '../support/pg-client';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ApiKeyCommands } from '../../src/api-keys/api-key-commands';
@@ -14,6 +13,7 @@ import { APP_OPTIONS, configureApp } from '../../src/app.setup';
 import { standaloneDataSource } from '../../src/standalone-data-source';
 import { describeWith, programPath } from '../support/optional-program';
 import { insertClients, insertLinks } from '../support/fixtures';
+import { testClient } from '../support/pg-client';
 import { waitFor } from '../support/wait-for';
 
 const run = promisify(execFile);

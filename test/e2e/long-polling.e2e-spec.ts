@@ -1,7 +1,6 @@
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import type { Pool } from 'pg';
-import { testPool } from '../support/pg-client';
 import {
   ChangesRepository,
   SAFE_POINT_QUERY,
@@ -26,6 +25,7 @@ import {
   watcherPastEveryChange,
 } from '../support/long-polls';
 import { countLoopTurns, perTurn } from '../support/loop-turns';
+import { testPool } from '../support/pg-client';
 import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
 

@@ -1,9 +1,9 @@
 import { connect, AddressInfo } from 'node:net';
-import { testClient } from '../support/pg-client';
 import request from 'supertest';
 import { MetricsServer } from '../../src/metrics/metrics-server';
 import { AUTH, createTestApp, TestApp } from '../support/create-app';
 import { scrapeMetrics } from '../support/metrics';
+import { testClient } from '../support/pg-client';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -2,7 +2,6 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { testClient } from '../support/pg-client';
 import {
   compiledApp,
   onTestServer,
@@ -12,6 +11,7 @@ import {
 } from '../support/compiled-app';
 import { dashboardQueries, JOB, ruleFile } from '../support/monitoring';
 import { describeWith, programPath } from '../support/optional-program';
+import { testClient } from '../support/pg-client';
 import { startRedis } from '../support/redis-server';
 import { runDir } from '../support/run-dir';
 import { waitFor } from '../support/wait-for';

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { isDeepStrictEqual, promisify } from 'node:util';
 import { createApiClient } from '@links-clients/client';
 import type { Pool } from 'pg';
-import { testPool } from '../support/pg-client';
 import { loadMirror, syncClients } from '../../examples/sync-clients';
 import { PRINTED_CLIENT_COLUMNS, clientRowAsJson } from '../support/expected';
 import { createTestApp, TestApp } from '../support/create-app';
 import { FaultProxy } from '../support/fault-proxy';
 import { insertManyClients } from '../support/fixtures';
+import { testPool } from '../support/pg-client';
 import { waitFor } from '../support/wait-for';
 
 const API_KEY = 'test-key-primary';
