@@ -12,6 +12,7 @@ import { AppModule } from '../../src/app.module';
 import { APP_OPTIONS, configureApp } from '../../src/app.setup';
 import { standaloneDataSource } from '../../src/standalone-data-source';
 import { describeWith, programPath } from '../support/optional-program';
+import { onTestServer } from '../support/database';
 import { insertClients, insertLinks } from '../support/fixtures';
 import { testClient } from '../support/pg-client';
 import { waitFor } from '../support/wait-for';
@@ -38,11 +39,6 @@ describeWith(
       url.password = role.password;
       return url.toString();
     };
-    const onServer = async (sql: string) => {
-      const client = testClient({ connectionString: process.env.TEST_SERVER_URL });
-      await client.connect();
-      await client.query(sql).finally(() => client.end());
-    };
     const roles = (variables: Record<string, string>) =>
       run(programPath('psql'), [
         adminUrl,
@@ -60,9 +56,9 @@ describeWith(
       request(app.getHttpServer()).get(path).set('Authorization', `Bearer ${key}`).expect(200);
 
     beforeAll(async () => {
-      await onServer(`CREATE DATABASE "${new URL(adminUrl).pathname.slice(1)}"`);
+      await onTestServer(`CREATE DATABASE "${new URL(adminUrl).pathname.slice(1)}"`);
       for (const role of [writer, stranger])
-        await onServer(`CREATE ROLE ${role.name} LOGIN PASSWORD '${role.password}'`);
+        await onTestServer(`CREATE ROLE ${role.name} LOGIN PASSWORD '${role.password}'`);
       await roles({ owner_password: owner.password, api_password: api.password });
       const migrator = standaloneDataSource({ url: as(owner), timeoutMs: 10000 });
       await migrator.initialize();
@@ -98,10 +94,10 @@ describeWith(
     afterAll(async () => {
       await app?.close();
       await admin?.destroy();
-      await onServer(
+      await onTestServer(
         `DROP DATABASE IF EXISTS "${new URL(adminUrl).pathname.slice(1)}" WITH (FORCE)`,
       );
-      await onServer(
+      await onTestServer(
         `DROP ROLE IF EXISTS ${api.name}, ${owner.name}, ${writer.name}, ${stranger.name}`,
       );
     });

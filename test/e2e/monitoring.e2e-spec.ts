@@ -2,13 +2,8 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import {
-  compiledApp,
-  onTestServer,
-  run,
-  RunningApi,
-  startCompiledApi,
-} from '../support/compiled-app';
+import { compiledApp, run, RunningApi, startCompiledApi } from '../support/compiled-app';
+import { onTestServer } from '../support/database';
 import { dashboardQueries, JOB, ruleFile } from '../support/monitoring';
 import { describeWith, programPath } from '../support/optional-program';
 import { testClient } from '../support/pg-client';

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { compiledApp } from '../support/compiled-app';
+import { onTestServer } from '../support/database';
 import { itWith } from '../support/optional-program';
 import { testClient } from '../support/pg-client';
 import { startRedis } from '../support/redis-server';
@@ -36,12 +37,6 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
   const apis: RunningApi[] = [];
   let redis: ChildProcess | undefined;
 
-  const onServer = async (sql: string) => {
-    const server = testClient({ connectionString: process.env.TEST_SERVER_URL });
-    await server.connect();
-    await server.query(sql);
-    await server.end();
-  };
   const keysCli = (args: string[], extraEnv: Record<string, string> = env, cwd?: string) =>
     run('node', [join(outDir, 'entry/keys-cli.js'), ...args], { env: extraEnv, cwd });
 
@@ -73,7 +68,7 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
 
   beforeAll(async () => {
     outDir = await compiledApp();
-    await onServer(`CREATE DATABASE "${databaseUrl.pathname.slice(1)}"`);
+    await onTestServer(`CREATE DATABASE "${databaseUrl.pathname.slice(1)}"`);
     await run(
       'node_modules/.bin/typeorm',
       ['migration:run', '-d', join(outDir, 'entry/migration.data-source.js')],
@@ -84,7 +79,7 @@ describe('Operations: key CLI, shared Redis limit, logs', () => {
   afterAll(async () => {
     await Promise.all(apis.map((api) => api.stop()));
     redis?.kill();
-    await onServer(`DROP DATABASE IF EXISTS "${databaseUrl.pathname.slice(1)}" WITH (FORCE)`);
+    await onTestServer(`DROP DATABASE IF EXISTS "${databaseUrl.pathname.slice(1)}" WITH (FORCE)`);
   });
 
   it('refuses to boot with no API_KEYS and no active key in the database', async () => {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { EXAMPLE_CURSOR_SECRET, weakApiKeyProblems } from '../../src/config/weak-secrets';
-import { compiledApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
+import { compiledApp, run, startCompiledApi } from '../support/compiled-app';
+import { onTestServer } from '../support/database';
 import { waitFor } from '../support/wait-for';
 
 // The production path as an operator meets it: compile, `migration:run`, then `node dist/main.js`.

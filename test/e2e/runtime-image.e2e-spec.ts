@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import semver from 'semver';
 import { freePort } from '../../src/dev/free-port';
-import { compiledApp, onTestServer, run, startCompiledApi } from '../support/compiled-app';
+import { compiledApp, run, startCompiledApi } from '../support/compiled-app';
+import { onTestServer } from '../support/database';
 
 // No Docker engine runs here, so this replays the Dockerfile's runtime stage in a directory
 // outside the project: a production-only install, the compiled dist/, the

@@ -2,7 +2,6 @@ import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { testClient } from './pg-client';
 import { runDir } from './run-dir';
 import { waitFor } from './wait-for';
 
@@ -41,17 +40,6 @@ export async function compiledApp(): Promise<string> {
   }
   writeFileSync(outcome, 'ok');
   return outDir;
-}
-
-/** A database of its own on the test server, beside the suite's (which createTestApp owns). */
-export async function onTestServer(sql: string): Promise<void> {
-  const server = testClient({ connectionString: process.env.TEST_SERVER_URL });
-  await server.connect();
-  try {
-    await server.query(sql);
-  } finally {
-    await server.end();
-  }
 }
 
 export interface RunningApi {

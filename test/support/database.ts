@@ -9,7 +9,8 @@ function databaseName(): string {
   return new URL(process.env.DATABASE_URL as string).pathname.slice(1);
 }
 
-async function onServer(sql: string): Promise<void> {
+/** One statement on the test server itself (databases, roles), its connection then closed. */
+export async function onTestServer(sql: string): Promise<void> {
   const client = testClient({ connectionString: process.env.TEST_SERVER_URL });
   await client.connect();
   try {
@@ -21,7 +22,7 @@ async function onServer(sql: string): Promise<void> {
 
 /** Creates this suite's database and applies the real migrations; returns a DataSource to it. */
 export async function createSuiteDatabase(): Promise<DataSource> {
-  await onServer(`CREATE DATABASE "${databaseName()}"`);
+  await onTestServer(`CREATE DATABASE "${databaseName()}"`);
   const dataSource = standaloneDataSource({
     url: process.env.DATABASE_URL as string,
     timeoutMs: 10000,
@@ -47,7 +48,7 @@ export function bulkLoad(
 
 export async function dropSuiteDatabase(dataSource: DataSource): Promise<void> {
   await dataSource.destroy();
-  await onServer(`DROP DATABASE IF EXISTS "${databaseName()}" WITH (FORCE)`);
+  await onTestServer(`DROP DATABASE IF EXISTS "${databaseName()}" WITH (FORCE)`);
 }
 
 /** The app's DatabaseReader over a suite's data source, with the default DATABASE_TIMEOUT_MS. */
